@@ -1,0 +1,93 @@
+/* Node-local shared segments: create, attach, unlink at once, agree on failure. */
+#include "hc_shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hc_config.h"
+#include "hc_log.h"
+
+static atomic_size_t bytes_in_use;
+static atomic_uint segment_counter;
+
+size_t hc_shm_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
+
+static size_t page_round(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + page - 1) / page * page;
+}
+
+int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
+{
+    out->base = NULL;
+    out->size = page_round(bytes ? bytes : 1);
+    char name[96];
+    int fd = -1, ok = 1;
+
+    /* Every local rank checks the budget with the same numbers, so they agree. */
+    if ((long long)(hc_shm_bytes_in_use() + out->size) > hc_cfg.shm_limit.i)
+        ok = 0;
+
+    if (c->local_rank == 0 && ok) {
+        snprintf(name, sizeof name, "/hiercoll-%u-%d-%u", (unsigned)getuid(), (int)getpid(),
+                 atomic_fetch_add(&segment_counter, 1));
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 || ftruncate(fd, (off_t)out->size) != 0) {
+            hc_warn("cannot create shared segment %s of %zu bytes (%s); using the vendor path",
+                    name, out->size, strerror(errno));
+            ok = 0;
+        }
+    } else {
+        name[0] = 0;
+    }
+    /* The name travels with the creator's verdict. */
+    struct { int ok; char name[92]; } msg;
+    msg.ok = ok;
+    memcpy(msg.name, name, sizeof msg.name);
+    PMPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, c->local);
+    ok = msg.ok && ok;
+
+    if (ok && c->local_rank != 0) {
+        fd = shm_open(msg.name, O_RDWR, 0600);
+        if (fd < 0)
+            ok = 0;
+    }
+    if (ok) {
+        out->base = mmap(NULL, out->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (out->base == MAP_FAILED) {
+            out->base = NULL;
+            ok = 0;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->local);
+    /* Everyone has attached (or given up): the name is no longer needed. */
+    if (c->local_rank == 0 && msg.ok)
+        shm_unlink(msg.name);
+    if (!all_ok) {
+        if (out->base)
+            munmap(out->base, out->size);
+        out->base = NULL;
+        return -1;
+    }
+    atomic_fetch_add(&bytes_in_use, out->size);
+    return 0;
+}
+
+void hc_shm_destroy(hc_shm *s)
+{
+    if (!s->base)
+        return;
+    munmap(s->base, s->size);
+    atomic_fetch_sub(&bytes_in_use, s->size);
+    s->base = NULL;
+}

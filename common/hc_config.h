@@ -1,0 +1,60 @@
+/* Configuration: every HIERCOLL_* variable, parsed once into hc_cfg. */
+#ifndef HC_CONFIG_H
+#define HC_CONFIG_H
+
+#include <stddef.h>
+
+enum hc_var_type { HC_ENUM, HC_SIZE, HC_INT, HC_BOOL, HC_STRING, HC_DIMS, HC_FLOATS };
+
+typedef struct hc_value {
+    long long i;      /* ENUM: index into accepted; SIZE/INT: value; BOOL: 0/1 */
+    const char *s;    /* the text as given (or the default); never NULL */
+    int from_env;     /* 1 if the environment set it */
+} hc_value;
+
+typedef struct hc_var_desc {
+    const char *name;      /* HIERCOLL_... */
+    enum hc_var_type type;
+    const char *def;
+    const char *accepted;
+    const char *help;
+    size_t offset;         /* of the hc_value inside hc_config */
+} hc_var_desc;
+
+typedef struct hc_config {
+#define HC_VAR(field, name, type, def, acc, help) hc_value field;
+#include "hc_config_vars.def"
+#undef HC_VAR
+} hc_config;
+
+/* Enum indices, in the order the table lists the accepted values. */
+enum { HC_ALGO_AUTO = 0, HC_ALGO_VENDOR = 1 };
+enum { HC_BCAST_AUTO, HC_BCAST_VENDOR, HC_BCAST_SHM, HC_BCAST_SHM_CMA, HC_BCAST_HIER };
+enum { HC_TREE_AUTO, HC_TREE_KNOMIAL, HC_TREE_KARY, HC_TREE_CHAIN, HC_TREE_FLAT, HC_TREE_NUMA };
+enum { HC_ALLREDUCE_AUTO, HC_ALLREDUCE_VENDOR, HC_ALLREDUCE_RING, HC_ALLREDUCE_RING1D,
+       HC_ALLREDUCE_SHM };
+enum { HC_MAP_AUTO, HC_MAP_TMMGP, HC_MAP_TMGT, HC_MAP_TML, HC_MAP_TMRR };
+
+extern hc_config hc_cfg;
+extern const hc_var_desc hc_var_table[];
+extern const int hc_var_count;
+
+/* Parses one value; 0 on success, else -1 with a one-line reason in err. */
+int hc_config_parse_value(const hc_var_desc *v, const char *text, hc_value *out,
+                          char *err, size_t errlen);
+/* Loads defaults then the environment into cfg. Returns 0, or -1 with the one-line message
+ * (naming variable, value and what is accepted) in err. Unknown HIERCOLL_* names produce a
+ * warning line each in warn (may be empty), suggesting the closest known name. */
+int hc_config_load(hc_config *cfg, char *const *envp, char *err, size_t errlen,
+                   char *warn, size_t warnlen);
+const hc_var_desc *hc_config_find(const char *name);
+/* Index of value in an enum variable's accepted list, or -1 (used for MPI info keys). */
+int hc_config_enum_index(const hc_var_desc *v, const char *value);
+/* Bytes with optional K/M/G/T suffix (binary); -1 on malformed input. */
+int hc_parse_size(const char *text, long long *out);
+/* "AxBxC" into dims[], returns the count (0 for "auto"), -1 if malformed. */
+int hc_parse_dims(const char *text, int *dims, int maxdims);
+/* "b1,b2,..." positive numbers, returns the count, -1 if malformed. */
+int hc_parse_floats(const char *text, double *vals, int maxvals);
+
+#endif

@@ -1,0 +1,22 @@
+/* Small helpers shared by every folder. */
+#ifndef HC_UTIL_H
+#define HC_UTIL_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define HC_CACHELINE 64
+#define HC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define HC_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define HC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HC_ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+static inline uint64_t hc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* Waiting that never starves a descheduled peer (more ranks than cores is normal):
+ * spin briefly, then sched_yield, then sleep with growing naps.
+ *
+ *   hc_backoff b = HC_BACKOFF_INIT;
+ *   while (!ready()) hc_backoff_wait(&b);
+ */
+#ifndef HC_WAIT_H
+#define HC_WAIT_H
+
+#include <sched.h>
+#include <time.h>
+
+typedef struct hc_backoff {
+    unsigned iter;
+} hc_backoff;
+
+#define HC_BACKOFF_INIT {0}
+#define HC_SPIN_ITERS 256   /* ~1 us of pause instructions: enough when the peer runs */
+#define HC_YIELD_ITERS 2048 /* then give the core away; beyond this the peer is asleep */
+
+static inline void hc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static inline void hc_backoff_wait(hc_backoff *b)
+{
+    unsigned i = b->iter++;
+    if (i < HC_SPIN_ITERS) {
+        hc_cpu_relax();
+    } else if (i < HC_SPIN_ITERS + HC_YIELD_ITERS) {
+        sched_yield();
+    } else {
+        /* Naps grow to 50 us: long enough to let others run, short enough not to matter
+         * against the time the peer has already taken. */
+        unsigned extra = i - HC_SPIN_ITERS - HC_YIELD_ITERS;
+        struct timespec ts = {0, extra < 50 ? 1000L * (extra + 1) : 50000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+#endif

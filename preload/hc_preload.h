@@ -1,0 +1,41 @@
+/* Internal interface of the PMPI shim. */
+#ifndef HC_PRELOAD_H
+#define HC_PRELOAD_H
+
+#include <mpi.h>
+
+#include "hc_coll.h"
+
+/* Marks an intercepted MPI entry point: the only symbols the library exports. */
+#define HC_EXPORT __attribute__((visibility("default")))
+
+/* 1 between our MPI_Init and MPI_Finalize; before and after, every call goes to the vendor. */
+extern int hc_active;
+extern int hc_thread_level;  /* as provided by the vendor */
+extern int hc_world_rank, hc_world_size;
+
+/* The context of comm, created on first use without communicating (light part only).
+ * NULL for intercommunicators, MPI_COMM_NULL, or when hiercoll is not active. */
+hc_comm *hc_comm_get(MPI_Comm comm);
+/* The context with its machine view built, for an accelerated collective; NULL means use
+ * the vendor. Collective over comm the first time. */
+hc_comm *hc_comm_for_coll(MPI_Comm comm);
+void hc_comm_module_init(void);
+/* Frees every live context (before PMPI_Finalize). */
+void hc_comm_module_finalize(void);
+
+/* This process's place on the machine, read once. */
+typedef struct hc_host_info {
+    char host[64];
+    int core;  /* OS index of the CPU the process runs on */
+    int numa;  /* NUMA node of that CPU, -1 unknown */
+    int bound; /* 1 if bound to a single CPU */
+} hc_host_info;
+const hc_host_info *hc_host_info_get(void);
+
+/* Profiler (preload/prof*.c) and mapping check hooks called by MPI_Init/MPI_Finalize. */
+void hc_prof_init(void);
+void hc_prof_finalize(void);
+void hc_bind_check(void);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The test runner behind `make test`. Runs, in order:
+#   unit tests   $BUILD/tests/unit/test_*           (no MPI)
+#   MPI tests    $BUILD/tests/mpi/<prog>            one case per line "hc-test: ..." in the source
+#   end-to-end   tests/e2e/*.sh                     exit 0 pass, 77 skip, anything else fails
+# Usage: tests/run.sh [REGEX]   only cases whose name matches REGEX (grep -E).
+#
+# An MPI test source declares its cases in comment lines (several lines allowed):
+#   hc-test: np=1,2,4,8 preload=both timeout=60 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST=shm
+# preload=yes|no|both (default both): run under libhiercoll.so, plain, or each way.
+# After every MPI case, a segment left in /dev/shm is a failure.
+set -u
+BUILD=${BUILD:-build}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+FILTER=${1:-.}
+LIB=$PWD/$BUILD/lib/libhiercoll.so
+LOGDIR=$BUILD/test-logs
+mkdir -p "$LOGDIR"
+export HC_TEST_BUILD=$BUILD HC_TEST_LIB=$LIB MPIEXEC
+
+passed=0 failed=0 skipped=0
+failures=()
+t_start=$(date +%s)
+
+shm_leftovers() { ls /dev/shm 2>/dev/null | grep -c "^hiercoll-$(id -u)-" ; }
+
+# run_case NAME TIMEOUT CMD...: runs one case, logs it, prints one line.
+run_case() {
+    local name=$1 timeout=$2
+    shift 2
+    [[ $name =~ $FILTER ]] || return 0
+    local log="$LOGDIR/$(echo "$name" | tr -c 'A-Za-z0-9_.=-' '_').log"
+    local before t0 t1 rc status
+    before=$(shm_leftovers)
+    t0=$(date +%s.%N)
+    timeout -k 5 "$timeout" "$@" >"$log" 2>&1 </dev/null
+    rc=$?
+    t1=$(date +%s.%N)
+    if [ "$rc" -eq 0 ] && [ "$(shm_leftovers)" -gt "$before" ]; then
+        echo "segments left in /dev/shm:" >>"$log"
+        ls -l /dev/shm | grep "hiercoll-$(id -u)-" >>"$log"
+        rc=99
+    fi
+    if [ "$rc" -eq 0 ]; then
+        status=PASS; passed=$((passed + 1))
+    elif [ "$rc" -eq 77 ]; then
+        status=SKIP; skipped=$((skipped + 1))
+    else
+        status=FAIL; failed=$((failed + 1)); failures+=("$name")
+        [ "$rc" -eq 124 ] && echo "timed out after ${timeout}s" >>"$log"
+    fi
+    printf '%-4s %-72s %6.1fs\n' "$status" "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
+    if [ "$status" = FAIL ]; then
+        tail -n 25 "$log" | sed 's/^/     | /'
+    fi
+}
+
+# --- unit tests --------------------------------------------------------------------------
+for bin in "$BUILD"/tests/unit/test_*; do
+    [ -x "$bin" ] || continue
+    run_case "unit/$(basename "$bin")" 300 "$bin"
+done
+
+# --- MPI tests ---------------------------------------------------------------------------
+for src in tests/mpi/*.c tests/mpi/*.f90; do
+    [ -f "$src" ] || continue
+    prog=$(basename "${src%.*}")
+    bin=$BUILD/tests/mpi/$prog
+    while IFS= read -r spec; do
+        np="2" preload="both" timeout=120 envs=""
+        for kv in $spec; do
+            case $kv in
+                np=*) np=${kv#np=} ;;
+                preload=*) preload=${kv#preload=} ;;
+                timeout=*) timeout=${kv#timeout=} ;;
+                env=*) envs=${kv#env=} ;;
+            esac
+        done
+        genv=()
+        if [ -n "$envs" ]; then
+            IFS=',' read -ra pairs <<<"$envs"
+            for p in "${pairs[@]}"; do genv+=(-genv "${p%%=*}" "${p#*=}"); done
+        fi
+        case $preload in both) modes="vendor preload" ;; yes) modes=preload ;; *) modes=vendor ;; esac
+        for n in ${np//,/ }; do
+            for mode in $modes; do
+                name="mpi/$prog np=$n $mode${envs:+ $envs}"
+                if [ "$mode" = preload ]; then
+                    run_case "$name" "$timeout" "$MPIEXEC" -n "$n" -genv LD_PRELOAD "$LIB" \
+                        "${genv[@]}" "$bin"
+                else
+                    run_case "$name" "$timeout" "$MPIEXEC" -n "$n" "${genv[@]}" "$bin"
+                fi
+            done
+        done
+    done < <(grep -o 'hc-test:.*' "$src" | sed -e 's/^hc-test://' -e 's/\*\/.*$//')
+done
+
+# --- end-to-end --------------------------------------------------------------------------
+for script in tests/e2e/*.sh; do
+    [ -f "$script" ] || continue
+    run_case "e2e/$(basename "$script" .sh)" 600 bash "$script"
+done
+
+elapsed=$(( $(date +%s) - t_start ))
+if [ "${#failures[@]}" -gt 0 ]; then
+    echo
+    echo "Failed (logs in $LOGDIR):"
+    printf '  %s\n' "${failures[@]}"
+fi
+echo "(${elapsed}s)"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages hiercoll needs, only those that are missing.
+# Quiet and instant when everything is present; prints the exact command when not root.
+set -e
+PKGS="mpich libmpich-dev gfortran libnuma-dev libhwloc-dev hwloc libunwind-dev libmetis-dev"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "hiercoll: missing packages:$missing" >&2
+    echo "hiercoll: run: sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "hiercoll: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends $missing >&2
