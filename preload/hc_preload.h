@@ -38,4 +38,17 @@ void hc_prof_init(void);
 void hc_prof_finalize(void);
 void hc_bind_check(void);
 
+/* Where every MPI_COMM_WORLD rank ran, gathered by the profiler at finalize (rank 0). */
+typedef struct hc_placement {
+    int nranks;
+    char (*host)[64]; /* [nranks] host name (virtual nodes: "host#vnode") */
+    int *core;        /* [nranks] OS index of the core */
+    int *numa;        /* [nranks] NUMA node, -1 unknown */
+} hc_placement;
+struct hc_graph;
+/* At finalize on rank 0, after the profile files: computes the recommended mapping for the
+ * machine the job ran on and writes mapping.txt, machinefile, rankfile, slurm.hostfile and
+ * next-run.sh into dir (preload/map_finalize.c). Returns 0, or -1 after one warning. */
+int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placement *pl);
+
 #endif
