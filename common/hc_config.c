@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,16 @@ const hc_var_desc hc_var_table[] = {
 #undef HC_VAR
 const int hc_var_count = sizeof hc_var_table / sizeof hc_var_table[0];
 
+/* strtod/strtoll skip leading blanks and take "inf"/"nan"; a value from the environment
+ * with either is a mistake to report, not to guess at. */
+static int starts_number(const char *p)
+{
+    return *p && !isspace((unsigned char)*p);
+}
+
 int hc_parse_size(const char *text, long long *out)
 {
-    if (!text || !*text)
+    if (!text || !starts_number(text))
         return -1;
     errno = 0;
     char *end;
@@ -53,7 +61,7 @@ int hc_parse_size(const char *text, long long *out)
 
 static int parse_int(const char *text, long long *out)
 {
-    if (!text || !*text)
+    if (!text || !starts_number(text))
         return -1;
     errno = 0;
     char *end;
@@ -98,7 +106,7 @@ int hc_parse_floats(const char *text, double *vals, int maxvals)
         char *end;
         errno = 0;
         double v = strtod(p, &end);
-        if (end == p || errno || !(v > 0) || n >= maxvals)
+        if (!starts_number(p) || end == p || errno || !(v > 0) || !isfinite(v) || n >= maxvals)
             return -1;
         vals[n++] = v;
         if (!*end)
@@ -239,6 +247,7 @@ int hc_config_load(hc_config *cfg, char *const *envp, char *err, size_t errlen, 
         const char *env = getenv(v->name);
         if (hc_config_parse_value(v, v->def, slot, err, errlen) != 0)
             return -1; /* a bad default is a bug in the table; the unit test catches it */
+        slot->from_env = 0;
         if (env) {
             if (!*env) {
                 snprintf(err, errlen, "%s is set but empty: unset it or give %s", v->name,
