@@ -1,10 +1,144 @@
-/* hiercoll profile: not written yet. */
+/* hiercoll profile: runs an MPI launcher command with libhiercoll.so preloaded and
+ * HIERCOLL_PROFILE set, then prints the profile summary and where the files are. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cli_util.h"
 #include "hc_cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hiercoll profile [--out DIR] [--] LAUNCHER ARGS...\n"
+            "  e.g. hiercoll profile --out prof -- mpiexec.mpich -n 4 ./app input\n"
+            "  Runs the command with libhiercoll.so preloaded and HIERCOLL_PROFILE=DIR; at\n"
+            "  MPI_Finalize rank 0 writes the profile and the recommended mapping into DIR.\n"
+            "  --out DIR   profile directory (default hiercoll-profile-YYYYmmdd-HHMMSS)\n");
+}
+
+/* True for MPICH's Hydra launcher, which takes -genv (and keeps itself free of the library). */
+static int is_hydra(const char *launcher)
+{
+    const char *base = strrchr(launcher, '/');
+    base = base ? base + 1 : launcher;
+    return (strncmp(base, "mpiexec", 7) == 0 || strncmp(base, "mpirun", 6) == 0) &&
+           (strstr(base, "mpich") || strstr(base, "hydra"));
+}
+
+static int print_file(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fclose(f);
+    return 0;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
 
 int hc_cmd_profile(int argc, char **argv)
 {
-    fprintf(stderr, "hiercoll profile: not available yet\n");
-    return HC_EXIT_FAIL;
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    char defdir[64];
+    time_t now = time(NULL);
+    strftime(defdir, sizeof defdir, "hiercoll-profile-%Y%m%d-%H%M%S", localtime(&now));
+    const char *out = defdir;
+    int c;
+    optind = 1;
+    /* '+': stop at the launcher, whose options are its own. */
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return HC_EXIT_OK;
+        default: usage(stderr); return HC_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "hiercoll profile: no command to run\n");
+        usage(stderr);
+        return HC_EXIT_USAGE;
+    }
+    if (!*out) {
+        fprintf(stderr, "hiercoll profile: --out is empty\n");
+        return HC_EXIT_USAGE;
+    }
+    const char *lib = hc_preload_lib();
+    if (!lib)
+        return HC_EXIT_FAIL;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "hiercoll profile: cannot create %s: %s\n", out, strerror(errno));
+        return HC_EXIT_FAIL;
+    }
+    char dir[PATH_MAX];
+    if (!realpath(out, dir)) {
+        fprintf(stderr, "hiercoll profile: %s: %s\n", out, strerror(errno));
+        return HC_EXIT_FAIL;
+    }
+    /* Files of an earlier run in DIR would pass for this run's: the summary must be new. */
+    char stale[PATH_MAX + 16];
+    snprintf(stale, sizeof stale, "%s/summary.txt", dir);
+    unlink(stale);
+
+    int ncmd = argc - optind;
+    char **args = calloc((size_t)ncmd + 8, sizeof *args);
+    int n = 0;
+    args[n++] = argv[optind];
+    setenv("HIERCOLL_PROFILE", dir, 1);
+    if (is_hydra(argv[optind])) {
+        args[n++] = "-genv";
+        args[n++] = "LD_PRELOAD";
+        args[n++] = (char *)lib;
+        args[n++] = "-genv";
+        args[n++] = "HIERCOLL_PROFILE";
+        args[n++] = dir;
+    } else {
+        hc_env_add_preload(lib);
+    }
+    for (int i = optind + 1; i < argc; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+
+    fprintf(stderr, "hiercoll profile: running with the profiler, profile in %s\n", dir);
+    int rc = hc_run(args);
+    free(args);
+    if (rc != 0)
+        fprintf(stderr, "hiercoll profile: the program failed (exit status %d)\n", rc);
+    if (print_file(dir, "summary.txt") != 0) {
+        fprintf(stderr,
+                "hiercoll profile: no profile was written to %s (the program must call "
+                "MPI_Init and MPI_Finalize, built with MPICH)\n",
+                dir);
+        return HC_EXIT_FAIL;
+    }
+    printf("\nProfile: %s\n", dir);
+    static const char *files[] = {"taskgraph.graph", "comm_bytes.csv", "comm_msgs.csv",
+                                  "ranks.csv",       "callsites.txt",  "machine.txt",
+                                  "mapping.txt",     "next-run.sh"};
+    printf("  files:");
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (exists(dir, files[i]))
+            printf(" %s", files[i]);
+    printf("\n  report:   hiercoll report %s --html %s/report.html\n", dir, dir);
+    if (exists(dir, "next-run.sh"))
+        printf("  next run: sh %s/next-run.sh   (the recommended mapping)\n", dir);
+    return rc == 0 ? HC_EXIT_OK : HC_EXIT_FAIL;
 }
