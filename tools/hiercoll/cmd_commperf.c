@@ -1,10 +1,217 @@
-/* hiercoll commperf: not written yet. */
+/* hiercoll commperf: runs hiercoll-commperf under mpiexec (latency and bandwidth per hierarchy
+ * level) and checks the machine file it wrote; --check FILE only reads and checks one. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "cli_util.h"
 #include "hc_cli.h"
+#include "hc_config.h"
+
+#define MAX_LEVELS 16
+
+typedef struct perf_level {
+    char name[32];
+    double latency_us, bandwidth;
+} perf_level;
+
+/* Reads a "# hiercoll machine-perf v1" file; 0, or -1 after "FILE:LINE: reason" on stderr. */
+static int read_perf(const char *path, perf_level *lv, int *nlv)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int ln = 0, rc = 0;
+    *nlv = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (ln == 1) {
+            if (strcmp(line, "# hiercoll machine-perf v1") != 0) {
+                fprintf(stderr, "%s:1: not a machine-perf v1 file (first line '%s')\n", path, line);
+                rc = -1;
+            }
+            continue;
+        }
+        if (line[0] == '#' || line[strspn(line, " \t")] == 0)
+            continue;
+        perf_level l;
+        int used = 0;
+        if (sscanf(line, "level %31s latency_us %lf bandwidth_Bps %lf %n", l.name, &l.latency_us,
+                   &l.bandwidth, &used) != 3 || line[used] != 0) {
+            fprintf(stderr, "%s:%d: expected 'level NAME latency_us L bandwidth_Bps B'\n", path, ln);
+            rc = -1;
+        } else if (!(l.latency_us > 0) || !(l.bandwidth > 0)) {
+            fprintf(stderr, "%s:%d: latency and bandwidth must be positive\n", path, ln);
+            rc = -1;
+        } else if (*nlv == MAX_LEVELS) {
+            fprintf(stderr, "%s:%d: more than %d levels\n", path, ln, MAX_LEVELS);
+            rc = -1;
+        } else {
+            for (int i = 0; i < *nlv; i++)
+                if (strcmp(lv[i].name, l.name) == 0) {
+                    fprintf(stderr, "%s:%d: level %s given twice\n", path, ln, l.name);
+                    rc = -1;
+                }
+            lv[(*nlv)++] = l;
+        }
+    }
+    if (rc == 0 && ln == 0) {
+        fprintf(stderr, "%s:1: empty file\n", path);
+        rc = -1;
+    } else if (rc == 0 && *nlv == 0) {
+        fprintf(stderr, "%s:%d: no level lines\n", path, ln);
+        rc = -1;
+    }
+    fclose(f);
+    return rc;
+}
+
+static void print_levels(const char *path, const perf_level *lv, int n, int json)
+{
+    if (json) {
+        printf("{\"file\": ");
+        hc_json_str(stdout, path);
+        printf(", \"levels\": [");
+        for (int i = 0; i < n; i++) {
+            printf("%s{\"name\": ", i ? ", " : "");
+            hc_json_str(stdout, lv[i].name);
+            printf(", \"latency_us\": %.6g, \"bandwidth_Bps\": %.6g}", lv[i].latency_us,
+                   lv[i].bandwidth);
+        }
+        printf("]}\n");
+        return;
+    }
+    printf("%-10s %12s %16s\n", "level", "latency_us", "bandwidth_GB/s");
+    for (int i = 0; i < n; i++)
+        printf("%-10s %12.2f %16.2f\n", lv[i].name, lv[i].latency_us, lv[i].bandwidth / 1e9);
+    printf("machine file: %s (use it with HIERCOLL_MACHINE_FILE=%s)\n", path, path);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hiercoll commperf [--out FILE] [--np N] [--vnode K] [--iters N] [--size BYTES]\n"
+            "                         [--no-bind] [--json] [--dry-run]\n"
+            "       hiercoll commperf --check FILE [--json]\n"
+            "  Measures latency (8 B) and bandwidth (--size, default 4M) between two ranks at each\n"
+            "  level present: numa (same NUMA domain), package, node, network (other node).\n"
+            "  --out FILE  machine file to write (default hiercoll-machine.txt)\n"
+            "  --np N      ranks (default: the number of PUs, at least 2)\n"
+            "  --vnode K   HIERCOLL_VIRTUAL_NODE_SIZE=K: ranks K apart count as other nodes\n"
+            "  --iters N   latency round trips (default 200; bandwidth uses N/10, at least 5)\n"
+            "  --check F   read and check a machine file, print its levels\n");
+}
 
 int hc_cmd_commperf(int argc, char **argv)
 {
-    fprintf(stderr, "hiercoll commperf: not available yet\n");
-    return HC_EXIT_FAIL;
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'},   {"np", required_argument, 0, 'n'},
+        {"vnode", required_argument, 0, 'k'}, {"iters", required_argument, 0, 'i'},
+        {"size", required_argument, 0, 's'},  {"no-bind", no_argument, 0, 'b'},
+        {"json", no_argument, 0, 'j'},        {"dry-run", no_argument, 0, 'd'},
+        {"check", required_argument, 0, 'c'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *out = "hiercoll-machine.txt", *check = NULL, *size = NULL;
+    long np = sysconf(_SC_NPROCESSORS_ONLN), vnode = 0, iters = 200;
+    int json = 0, dry = 0, nobind = 0, c;
+    if (np < 2)
+        np = 2;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'c': check = optarg; break;
+        case 'n':
+            if (hc_opt_int("commperf", "--np", optarg, 2, 1 << 20, &np))
+                return HC_EXIT_USAGE;
+            break;
+        case 'k':
+            if (hc_opt_int("commperf", "--vnode", optarg, 0, 1 << 20, &vnode))
+                return HC_EXIT_USAGE;
+            break;
+        case 'i':
+            if (hc_opt_int("commperf", "--iters", optarg, 1, 1000000, &iters))
+                return HC_EXIT_USAGE;
+            break;
+        case 's': {
+            long long v;
+            if (hc_parse_size(optarg, &v) != 0 || v < 1 || v > (1LL << 30)) {
+                fprintf(stderr, "hiercoll commperf: bad --size '%s' (1..1G)\n", optarg);
+                return HC_EXIT_USAGE;
+            }
+            size = optarg;
+            break;
+        }
+        case 'b': nobind = 1; break;
+        case 'j': json = 1; break;
+        case 'd': dry = 1; break;
+        case 'h': usage(stdout); return HC_EXIT_OK;
+        default: usage(stderr); return HC_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "hiercoll commperf: unexpected argument '%s'\n", argv[optind]);
+        return HC_EXIT_USAGE;
+    }
+    perf_level lv[MAX_LEVELS];
+    int nlv;
+    if (check) {
+        if (read_perf(check, lv, &nlv) != 0)
+            return HC_EXIT_FAIL;
+        print_levels(check, lv, nlv, json);
+        return HC_EXIT_OK;
+    }
+    const char *tool = hc_tool("commperf");
+    if (!tool)
+        return HC_EXIT_FAIL;
+    char np_s[24], vnode_s[24], iters_s[24];
+    snprintf(np_s, sizeof np_s, "%ld", np);
+    snprintf(vnode_s, sizeof vnode_s, "%ld", vnode);
+    snprintf(iters_s, sizeof iters_s, "%ld", iters);
+    char *args[24];
+    int n = 0;
+    args[n++] = (char *)hc_mpiexec();
+    args[n++] = "-n";
+    args[n++] = np_s;
+    args[n++] = "-genv";
+    args[n++] = "HIERCOLL_VIRTUAL_NODE_SIZE";
+    args[n++] = vnode_s;
+    args[n++] = (char *)tool;
+    args[n++] = "--out";
+    args[n++] = (char *)out;
+    args[n++] = "--iters";
+    args[n++] = iters_s;
+    if (size) {
+        args[n++] = "--size";
+        args[n++] = (char *)size;
+    }
+    if (nobind)
+        args[n++] = "--no-bind";
+    args[n++] = "--quiet";
+    args[n] = NULL;
+    if (dry) {
+        for (int i = 0; i < n; i++)
+            printf("%s%s", i ? " " : "", args[i]);
+        printf("\n");
+        return HC_EXIT_OK;
+    }
+    fprintf(stderr, "hiercoll commperf: %ld ranks%s, measuring each hierarchy level...\n", np,
+            vnode > 0 ? " in virtual nodes" : "");
+    int rc = hc_run(args);
+    if (rc != 0) {
+        fprintf(stderr, "hiercoll commperf: hiercoll-commperf failed (exit status %d)\n", rc);
+        return HC_EXIT_FAIL;
+    }
+    if (read_perf(out, lv, &nlv) != 0)
+        return HC_EXIT_FAIL;
+    print_levels(out, lv, nlv, json);
+    return HC_EXIT_OK;
 }
