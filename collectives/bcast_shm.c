@@ -1,0 +1,270 @@
+/* The queue broadcast among the ranks of one node (seed 002, with monotonic sequence numbers).
+ *
+ * Fragments carry a global number g, identical on every local rank because every rank
+ * counts the same fragments. The root writes fragment g into slot g % s of its own queue and
+ * publishes g + 1 in the control cell g % s of each tree child (release); a child waits on
+ * its own cell (acquire), forwards the cell to its children, copies out of the root's slot,
+ * then publishes done = g + 1 on its own cache line. A root may fill slot g % s (of any
+ * queue, and the cells with that index) once every peer's done counter shows that the
+ * fragments of the previous use of that slot's set are finished. */
+#include "bcast_shm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bcast_tree.h"
+#include "hc_config.h"
+#include "hc_log.h"
+#include "hc_util.h"
+#include "hc_wait.h"
+
+/* Seed 002's model with b = 1 MiB per rank and t_w/t measured here (docs/algorithms-bcast.md). */
+#define HC_BCAST_QUEUE_BUDGET (1u << 20)
+#define HC_BCAST_TW_OVER_T 256.0
+
+static uint64_t cma_probe_word;
+
+static inline hc_bhead *head_of(const hc_bstate *st, int r)
+{
+    return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
+}
+static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
+{
+    return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->s;
+}
+static inline char *slot_of(const hc_bstate *st, int r, uint64_t g)
+{
+    return (char *)head_of(st, r) + st->data_off + (size_t)(g % (uint64_t)st->s) * st->f;
+}
+
+static int choose_tree(const hc_bstate *st)
+{
+    if (hc_cfg.bcast_tree.i != HC_TREE_AUTO)
+        return (int)hc_cfg.bcast_tree.i;
+    for (int r = 1; r < st->n; r++)
+        if (st->domain[r] != st->domain[0])
+            return HC_TREE_NUMA;
+    /* Measured on 2 cores with up to 8 ranks: see docs/algorithms-bcast.md. */
+    return HC_TREE_FLAT;
+}
+
+static int build_trees(hc_bstate *st)
+{
+    int n = st->n, k = (int)hc_cfg.bcast_radix.i;
+    int *par = malloc(sizeof(int) * (size_t)n), *cs = malloc(sizeof(int) * (size_t)(n + 1));
+    int *ch = malloc(sizeof(int) * (size_t)n);
+    st->parent = malloc(sizeof(int) * (size_t)n);
+    st->cstart = malloc(sizeof(int) * (size_t)(n + 1));
+    int cap = n, used = 0;
+    st->child = malloc(sizeof(int) * (size_t)cap);
+    int ok = par && cs && ch && st->parent && st->cstart && st->child;
+    for (int root = 0; ok && root < n; root++) {
+        hc_btree_build(st->tree_kind, k, n, root, st->domain, par, cs, ch);
+        st->parent[root] = par[st->me];
+        st->cstart[root] = used;
+        int nc = cs[st->me + 1] - cs[st->me];
+        if (used + nc > cap) {
+            cap = 2 * (used + nc);
+            int *grown = realloc(st->child, sizeof(int) * (size_t)cap);
+            if (!grown) {
+                ok = 0;
+                break;
+            }
+            st->child = grown;
+        }
+        memcpy(st->child + used, ch + cs[st->me], sizeof(int) * (size_t)nc);
+        used += nc;
+    }
+    if (ok)
+        st->cstart[n] = used;
+    free(par);
+    free(cs);
+    free(ch);
+    return ok ? 0 : -1;
+}
+
+hc_bstate *hc_bshm_create(hc_comm *c)
+{
+    hc_bstate *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->n = c->local_size;
+    st->me = c->local_rank;
+    if (st->n < 2)
+        return st; /* alone on the node: only the leaders' stage runs */
+
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    hc_bcast_model(HC_BCAST_QUEUE_BUDGET, HC_BCAST_TW_OVER_T, page, &st->f, &st->s);
+    if (hc_cfg.bcast_frag.i > 0)
+        st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
+    if (hc_cfg.bcast_queue.i > 0)
+        st->s = (int)hc_cfg.bcast_queue.i;
+    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : 2;
+    if (st->q > st->s || st->s % st->q)
+        st->q = 1; /* sets must split the queue evenly */
+    st->cells_off = sizeof(hc_bhead);
+    st->data_off = HC_ALIGN_UP(st->cells_off + (size_t)st->s * sizeof(hc_bcell), page);
+    st->region = HC_ALIGN_UP(st->data_off + (size_t)st->s * st->f, page);
+
+    st->domain = malloc(sizeof(int) * (size_t)st->n);
+    if (!st->domain) {
+        st->failed = 1;
+        return st;
+    }
+    for (int r = 0; r < st->n; r++)
+        st->domain[r] = hc_cfg.bcast_fake_numa.i > 0 ? (int)(r / hc_cfg.bcast_fake_numa.i)
+                                                     : c->numa_of[c->local_ranks[r]];
+    st->tree_kind = choose_tree(st);
+
+    if (hc_shm_create(c, (size_t)st->n * st->region, &st->shm) != 0) {
+        st->failed = 1;
+        return st;
+    }
+    /* My region on my NUMA node; the segment is zero-filled, so counters start at 0. */
+    hc_bhead *mine = head_of(st, st->me);
+    int node = c->numa_of[c->rank];
+    st->misplaced_pages = hc_bcast_place(mine, st->region, node, (int)hc_cfg.bcast_show_pages.i);
+    cma_probe_word = 0x6863636d61ull ^ (uint64_t)getpid();
+    mine->pid = getpid();
+    mine->cma_probe = (uint64_t)(uintptr_t)&cma_probe_word;
+    mine->numa = node;
+    int ok = build_trees(st) == 0, all_ok = 0;
+    PMPI_Barrier(c->local);
+
+    /* CMA is permitted when every rank can read its neighbour (same check everywhere). */
+    hc_bhead *peer = head_of(st, (st->me + 1) % st->n);
+    st->cma_ok = hc_cma_probe(peer->pid, peer->cma_probe, 0x6863636d61ull ^ (uint64_t)peer->pid);
+    int v[2] = {ok, st->cma_ok}, all[2];
+    PMPI_Allreduce(v, all, 2, MPI_INT, MPI_LAND, c->local);
+    all_ok = all[0];
+    st->cma_ok = all[1];
+    if (!all_ok) {
+        hc_shm_destroy(&st->shm);
+        st->failed = 1;
+    }
+    hc_info(2, "bcast queue: %d ranks, f=%zu s=%d q=%d tree=%d cma=%s", st->n, st->f, st->s,
+            st->q, st->tree_kind, st->cma_ok ? "yes" : "no");
+    return st;
+}
+
+void hc_bshm_destroy(hc_bstate *st)
+{
+    if (!st)
+        return;
+    hc_shm_destroy(&st->shm);
+    free(st->parent);
+    free(st->cstart);
+    free(st->child);
+    free(st->domain);
+    free(st);
+}
+
+/* Before fragment g goes out: the previous use of g's set must be finished everywhere. */
+static void wait_slot_free(hc_bstate *st, uint64_t g)
+{
+    int64_t set = st->s / st->q;
+    int64_t need = (int64_t)(g / (uint64_t)set) * set + set - st->s;
+    if ((int64_t)st->known_min >= need)
+        return;
+    hc_backoff b = HC_BACKOFF_INIT;
+    for (;;) {
+        uint64_t lo = UINT64_MAX;
+        for (int r = 0; r < st->n; r++)
+            if (r != st->me) {
+                uint64_t d = atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire);
+                lo = d < lo ? d : lo;
+            }
+        st->known_min = lo;
+        if ((int64_t)lo >= need)
+            return;
+        hc_backoff_wait(&b);
+    }
+}
+
+/* Publishes fragment g to my children in the tree of lroot. */
+static void notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
+                   const void *payload, size_t plen)
+{
+    for (int i = st->cstart[lroot]; i < st->cstart[lroot + 1]; i++) {
+        hc_bcell *x = cell_of(st, st->child[i], g);
+        x->kind = kind;
+        x->len = len;
+        memcpy(x->payload, payload, plen);
+        atomic_store_explicit(&x->seq, g + 1, memory_order_release);
+    }
+}
+
+static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
+{
+    int me = st->me;
+    if (m <= HC_BCELL_INLINE_MAX) {
+        /* Small: the data travels inside the control cells, no slot, no second copy. */
+        uint64_t g = st->seq++;
+        wait_slot_free(st, g);
+        notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
+    } else if (use_cma) {
+        /* Large: readers pull from my buffer; it must stay valid until all have done so. */
+        uint64_t g = st->seq++;
+        wait_slot_free(st, g);
+        uint64_t where[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src};
+        notify(st, me, g, HC_BCELL_CMA, 0, where, sizeof where);
+        hc_backoff b = HC_BACKOFF_INIT;
+        for (int r = 0; r < st->n; r++)
+            while (r != me &&
+                   atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire) < g + 1)
+                hc_backoff_wait(&b);
+        st->known_min = g + 1;
+    } else {
+        for (size_t off = 0; off < m; off += st->f) {
+            size_t len = HC_MIN(st->f, m - off);
+            uint64_t g = st->seq++;
+            wait_slot_free(st, g);
+            memcpy(slot_of(st, me, g), src + off, len);
+            notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, NULL, 0);
+        }
+    }
+    atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
+}
+
+static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_cma)
+{
+    size_t nfrag = (m <= HC_BCELL_INLINE_MAX || use_cma) ? 1 : (m + st->f - 1) / st->f;
+    hc_bhead *mine = head_of(st, st->me);
+    size_t off = 0;
+    for (size_t i = 0; i < nfrag; i++) {
+        uint64_t g = st->seq++;
+        hc_bcell *x = cell_of(st, st->me, g);
+        hc_backoff b = HC_BACKOFF_INIT;
+        while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
+            hc_backoff_wait(&b);
+        /* Children first: they then copy in parallel with me. */
+        notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+        if (x->kind == HC_BCELL_INLINE) {
+            memcpy(dst, x->payload, x->len);
+        } else if (x->kind == HC_BCELL_CMA) {
+            uint64_t where[2];
+            memcpy(where, x->payload, sizeof where);
+            if (hc_cma_read((int64_t)where[0], where[1], dst, m) != 0) {
+                /* Probed at setup, so only a vanished root gets here: no safe way on. */
+                hc_error("process_vm_readv from pid %lld failed in MPI_Bcast",
+                         (long long)where[0]);
+                PMPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        } else {
+            memcpy(dst + off, slot_of(st, lroot, g), x->len);
+            off += x->len;
+        }
+        atomic_store_explicit(&mine->done, g + 1, memory_order_release);
+    }
+}
+
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int use_cma)
+{
+    if (st->n < 2 || m == 0)
+        return;
+    if (st->me == lroot)
+        root_side(st, bytes, m, use_cma);
+    else
+        reader_side(st, bytes, m, lroot, use_cma);
+}

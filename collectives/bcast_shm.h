@@ -1,0 +1,82 @@
+/* The intra-node queue broadcast (seed 002): per-communicator state and the byte-stream
+ * broadcast among the ranks of one node. */
+#ifndef HC_BCAST_SHM_H
+#define HC_BCAST_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hc_coll.h"
+#include "hc_shm.h"
+
+/* What a control cell announces. */
+enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3 };
+#define HC_BCELL_INLINE_MAX 48
+
+/* One control cell: a cache line, written by the parent, read by its owner. seq is the
+ * global fragment number + 1 (monotonic, never reset), published last with release. */
+typedef struct hc_bcell {
+    _Atomic uint64_t seq;
+    uint32_t kind, len;
+    unsigned char payload[HC_BCELL_INLINE_MAX];
+} hc_bcell;
+_Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
+
+/* Head of each rank's region: counters on their own cache lines. */
+typedef struct hc_bhead {
+    _Atomic uint64_t done;  /* fragments < done are finished by this rank (release) */
+    char pad0[56];
+    int64_t pid;            /* for process_vm_readv */
+    uint64_t cma_probe;     /* address of a word peers read to test CMA */
+    int32_t numa;           /* domain the region should live on (-1 unknown) */
+    char pad1[44];
+} hc_bhead;
+_Static_assert(sizeof(hc_bhead) == 128, "two cache lines");
+
+typedef struct hc_bstate {
+    int failed;             /* segment creation failed: vendor path for this communicator */
+    hc_shm shm;
+    int n, me;              /* local size and rank */
+    size_t f;               /* fragment bytes */
+    int s, q;               /* buffers per queue, sets */
+    size_t region;          /* bytes per rank (page multiple) */
+    size_t cells_off;       /* offset of the cells inside a region */
+    size_t data_off;        /* offset of the data buffers inside a region */
+    uint64_t seq;           /* next fragment number (identical on every local rank) */
+    uint64_t known_min;     /* a lower bound of every peer's done counter */
+    int cma_ok;             /* process_vm_readv works between every pair of local ranks */
+    int tree_kind;
+    /* Trees for every root, my part only: parent of me, my children. */
+    int *parent;            /* [n] */
+    int *cstart;            /* [n+1] */
+    int *child;             /* my children per root, cstart-indexed */
+    int *domain;            /* [n] NUMA domain of each local rank (possibly faked) */
+    int misplaced_pages;    /* pages of my region found off my NUMA node */
+} hc_bstate;
+
+/* Collective over c->local. Creates the segment, places each region on its owner's NUMA
+ * node, probes CMA and precomputes the trees. Returns NULL only when out of memory; on a
+ * segment failure the state has failed = 1 (agreed by every local rank). */
+hc_bstate *hc_bshm_create(hc_comm *c);
+void hc_bshm_destroy(hc_bstate *st);
+
+/* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
+ * ranks. use_cma: readers pull the root's stream with process_vm_readv (requires cma_ok). */
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int use_cma);
+
+/* Model defaults (seed 002): f* = sqrt(b * tw_over_t) rounded up to a page, s = b / f,
+ * clamped to [2, 4096]; b is the per-rank queue budget in bytes. */
+void hc_bcast_model(size_t b, double tw_over_t, size_t page, size_t *f, int *s);
+
+/* NUMA placement of [addr, addr+len) on node (mbind when available; else left to first
+ * touch), then a move_pages check. Returns how many pages landed elsewhere (0 when the
+ * node is unknown or the check is unavailable). */
+int hc_bcast_place(void *addr, size_t len, int node, int report);
+
+/* CMA: 1 if this process may read peer pid's memory at addr (probe word `expect`). */
+int hc_cma_probe(int64_t pid, uint64_t addr, uint64_t expect);
+/* Reads len bytes at remote address addr of pid into dst. 0, or -1 on failure. */
+int hc_cma_read(int64_t pid, uint64_t addr, void *dst, size_t len);
+
+#endif
