@@ -1,8 +1,206 @@
-/* MPI_Allreduce algorithm selection. Until the ring lands, every call goes to the vendor. */
-#include "hc_coll.h"
+/* MPI_Allreduce: checks what the ring can take, picks the algorithm (info key, then
+ * HIERCOLL_ALLREDUCE, then the built-in rule and the tuning file) and the lattice, and runs
+ * the shared-memory and point-to-point engines. Everything else goes to the vendor. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "allreduce_impl.h"
+#include "hc_config.h"
+#include "hc_log.h"
+#include "hc_tuning.h"
+#include "hc_util.h"
+
+/* Multi-node communicators: below this the vendor's latency-tuned algorithms win. */
+#define HC_AR_RING_MIN_BYTES (64 * 1024)
+
+/* Model costs per level (seconds per message, per byte, doubled as in T_d) when no measured
+ * bandwidths are given: shared memory within a node, the network across nodes. */
+static const double default_alpha[2] = {1e-6, 4e-6};
+static const double default_beta[2] = {0.4e-9, 1e-9};
+
+void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int64_t n)
+{
+    if (n <= 0)
+        return;
+    if (r->fn) {
+        r->fn(out, a, b, (size_t)n);
+        return;
+    }
+    if (out != b)
+        memcpy(out, b, hc_red_span(r, n));
+    PMPI_Reduce_local_c(a, out, (MPI_Count)n, r->dt, r->op);
+}
+
+static int is_predefined_op(MPI_Op op)
+{
+    static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,
+                                 MPI_BAND, MPI_LOR,  MPI_BOR,  MPI_LXOR,   MPI_BXOR,
+                                 MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (op == ops[i])
+            return 1;
+    return 0;
+}
+
+/* Fills r when the ring may split and reorder this reduction; 0 sends it to the vendor. */
+static int reduction_for(MPI_Datatype dt, MPI_Op op, hc_red *r)
+{
+    int commute = 0;
+    MPI_Aint lb, tlb;
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS || !commute)
+        return 0;
+    if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS)
+        return 0;
+    /* Elements must start at their own address and not interleave, to be cut anywhere. */
+    if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent)
+        return 0;
+    r->dt = dt;
+    r->op = op;
+    r->fn = hc_reduce_kernel(op, dt);
+    /* Predefined ops without a kernel: only MINLOC/MAXLOC go through MPI_Reduce_local. */
+    if (!r->fn && is_predefined_op(op) && op != MPI_MINLOC && op != MPI_MAXLOC)
+        return 0;
+    return 1;
+}
+
+static void state_free(hc_comm *c, void *p)
+{
+    hc_ar_state *st = p;
+    hc_ar_shm_free(st);
+    if (st->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->comm);
+    free(st->tmp);
+    free(st);
+}
+
+/* Collective the first time (every rank gets here with the same decision). */
+static hc_ar_state *state_get(hc_comm *c)
+{
+    pthread_mutex_lock(&c->lock);
+    hc_ar_state *st = c->slot[HC_SLOT_ALLREDUCE];
+    if (!st && (st = calloc(1, sizeof *st)) != NULL) {
+        /* Split, not dup: a dup would copy the preload's attribute to the private comm. */
+        if (PMPI_Comm_split(c->comm, 0, c->rank, &st->comm) != MPI_SUCCESS) {
+            free(st);
+            st = NULL;
+        } else {
+            c->slot[HC_SLOT_ALLREDUCE] = st;
+            c->slot_free[HC_SLOT_ALLREDUCE] = state_free;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return st;
+}
+
+static int builtin_choice(const hc_comm *c, long long bytes)
+{
+    if (c->num_nodes == 1)
+        return HC_ALLREDUCE_SHM;
+    if (bytes < HC_AR_RING_MIN_BYTES)
+        return HC_ALLREDUCE_VENDOR;
+    return c->nodes_regular ? HC_ALLREDUCE_RING : HC_ALLREDUCE_RING1D;
+}
+
+/* Per-level model costs: HIERCOLL_BANDWIDTHS (from the top: network first) or defaults. */
+static void level_costs(double *alpha, double *beta)
+{
+    double bw[32];
+    int nb = hc_cfg.bandwidths.s[0] ? hc_parse_floats(hc_cfg.bandwidths.s, bw, 32) : 0;
+    for (int l = 0; l < 2; l++) {
+        alpha[l] = default_alpha[l];
+        beta[l] = default_beta[l];
+    }
+    if (nb >= 2) {
+        beta[0] = 2 / bw[nb - 1];
+        beta[1] = 2 / bw[0];
+    }
+}
+
+/* The lattice for this call: HIERCOLL_RING_DIMS, else nodes x ranks per node as the cost
+ * model splits it, else one ring. *how says why, for verbose output. */
+static void lattice_for(hc_comm *c, int choice, long long bytes, hc_lattice *lat,
+                        const char **how)
+{
+    lat->d = 1;
+    lat->dims[0] = c->size;
+    *how = "one ring";
+    if (choice == HC_ALLREDUCE_RING1D)
+        return;
+    if (strcmp(hc_cfg.ring_dims.s, "auto") != 0) {
+        hc_lattice forced;
+        forced.d = hc_parse_dims(hc_cfg.ring_dims.s, forced.dims, HC_RING_MAXD);
+        if (forced.d > 0 && hc_lattice_normalize(&forced) == c->size) {
+            *lat = forced;
+            *how = "HIERCOLL_RING_DIMS";
+            return;
+        }
+        hc_warn_once("HIERCOLL_RING_DIMS=%s does not multiply to the communicator size %d; "
+                     "using the machine's lattice", hc_cfg.ring_dims.s, c->size);
+    }
+    if (c->num_nodes > 1 && c->nodes_regular) {
+        int fanout[2] = {c->local_size, c->num_nodes};
+        double alpha[2], beta[2];
+        level_costs(alpha, beta);
+        hc_ring_choose(2, fanout, alpha, beta, (double)bytes, 1, lat, NULL);
+        hc_lattice_normalize(lat);
+        *how = "ranks per node x nodes, cost model";
+    }
+}
+
+static void announce(hc_comm *c, hc_ar_state *st, const hc_lattice *lat, const char *how,
+                     int shm)
+{
+    if (st->announced || c->rank != 0 || hc_log_verbosity < 1)
+        return;
+    char text[64];
+    hc_lattice_format(lat, text, sizeof text);
+    hc_info(1, "allreduce on %d ranks: lattice %s (%s), first dimension through %s", c->size,
+            text, how, shm ? "shared memory" : "point to point");
+    st->announced = 1;
+}
+
+static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
+               const hc_red *r)
+{
+    hc_ar_state *st = state_get(c);
+    if (!st)
+        return HC_FALLBACK;
+    long long bytes = (long long)count * r->extent;
+    hc_lattice lat;
+    const char *how;
+    int coords[HC_RING_MAXD];
+    lattice_for(c, choice, bytes, &lat, &how);
+    hc_lattice_coords(&lat, c->rank, coords);
+    /* The first dimension is the node when the ranks of each node fill it in order. */
+    int shm = lat.d > 0 && c->local_size > 1 && c->nodes_regular &&
+              lat.dims[0] == c->local_size && choice != HC_ALLREDUCE_RING1D &&
+              hc_ar_shm_setup(c, st);
+    announce(c, st, &lat, how, shm);
+    if (!shm)
+        return hc_ring_run(st, r, sb, rb, &lat, coords, 0, 0, count);
+    if (lat.d == 1 && count <= hc_ar_shm_small_max(c, st, r))
+        return hc_ar_shm_small(c, st, r, sb, rb, count);
+    return hc_ar_shm_ring(c, st, r, sb, rb, count, &lat, coords);
+}
 
 int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
                  MPI_Op op, hc_comm *c)
 {
-    return HC_FALLBACK;
+    hc_red r;
+    if (count <= 0 || !reduction_for(dt, op, &r))
+        return HC_FALLBACK;
+    int choice = c->allreduce_choice >= 0 ? c->allreduce_choice : (int)hc_cfg.allreduce.i;
+    long long bytes = (long long)count * r.extent;
+    if (choice == HC_ALLREDUCE_AUTO)
+        choice = hc_tuning_choose("allreduce", bytes, c, builtin_choice(c, bytes));
+    if (choice == HC_ALLREDUCE_AUTO || choice == HC_ALLREDUCE_VENDOR)
+        return HC_FALLBACK;
+    const void *sb = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (c->size == 1) {
+        if (sb != recvbuf)
+            memcpy(recvbuf, sb, hc_red_span(&r, count));
+        return MPI_SUCCESS;
+    }
+    return run(c, choice, sb, recvbuf, (int64_t)count, &r);
 }

@@ -1,0 +1,75 @@
+/* Internals shared by the allreduce files: the reduction of one call, the per-communicator
+ * state, and the two engines (shared memory within a node, point to point on a lattice). */
+#ifndef HC_ALLREDUCE_IMPL_H
+#define HC_ALLREDUCE_IMPL_H
+
+#include <stdint.h>
+
+#include "hc_coll.h"
+#include "hc_shm.h"
+#include "reduce_kernels.h"
+#include "ring_schedule.h"
+
+/* How one call combines and moves its elements. Elements sit at stride `extent` from byte 0
+ * (lb == true_lb == 0); the last one ends at true_extent. */
+typedef struct hc_red {
+    MPI_Datatype dt;
+    MPI_Op op;
+    hc_reduce_fn fn; /* vectorised kernel, or NULL: PMPI_Reduce_local */
+    MPI_Aint extent, true_extent;
+} hc_red;
+
+/* out = a op b over n elements; out is b or a separate buffer, never a. */
+void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int64_t n);
+/* Bytes n elements occupy (they may be read and copied as one block). */
+static inline size_t hc_red_span(const hc_red *r, int64_t n)
+{
+    return n ? (size_t)(n - 1) * (size_t)r->extent + (size_t)r->true_extent : 0;
+}
+static inline char *hc_red_at(const hc_red *r, const void *base, int64_t i)
+{
+    return (char *)base + i * (int64_t)r->extent;
+}
+
+/* Shared segment of one node: a flag line per local rank, then two sets (by phase parity) of
+ * one input slot per local rank and one result slot, each slot_bytes. */
+typedef struct hc_ar_shm {
+    hc_shm seg;
+    size_t slot_bytes;
+    uint64_t phase;  /* phases this rank has completed */
+} hc_ar_shm;
+
+typedef struct hc_ar_state {
+    MPI_Comm comm;    /* private duplicate: ring messages never meet the user's */
+    int shm_state;    /* 0 not tried, 1 usable, -1 failed somewhere: point to point only */
+    hc_ar_shm shm;
+    void *tmp;        /* packet buffers of the ring */
+    size_t tmp_bytes;
+    int announced;    /* lattice choice printed (verbose) */
+} hc_ar_state;
+
+/* Packet size of the ring in bytes (HIERCOLL_RING_PACKET or the measured default). */
+size_t hc_ring_packet_bytes(void);
+
+/* Point-to-point ring on lattice lat (normalised) for this rank (coords): reduce-scatter
+ * over dimensions k0 .. d-1 starting from the segment [off, off+len), then allgather back.
+ * sendbuf may equal recvbuf; with k0 > 0 it must. Returns an MPI error code. */
+int hc_ring_run(hc_ar_state *st, const hc_red *r, const void *sendbuf, void *recvbuf,
+                const hc_lattice *lat, const int *coords, int k0, int64_t off, int64_t len);
+
+/* Shared-memory engine over c->local. hc_ar_shm_setup is collective over c->comm (all ranks
+ * agree on the outcome); returns 1 when usable. */
+int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st);
+void hc_ar_shm_free(hc_ar_state *st);
+/* Every local rank reduces every local vector (small messages). */
+int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                    void *recvbuf, int64_t count);
+/* Largest count hc_ar_shm_small takes. */
+int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r);
+/* Reduce-scatter through shared memory chunk by chunk, then (when lat has dimensions beyond
+ * the first, which is the node) the point-to-point ring on each rank's slice, then
+ * allgather through shared memory. */
+int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords);
+
+#endif

@@ -1,0 +1,133 @@
+/* The node-local dimension of the allreduce through one shared segment: every rank copies
+ * its chunk in, reduces its slice reading all peers' chunks directly, and copies the reduced
+ * slices out. Small vectors skip the split: every rank reduces all of them, in the same
+ * order everywhere, so results stay identical.
+ *
+ * Synchronisation is one counter per rank: a rank's work in phase q writes only buffers of
+ * parity q & 1, then it publishes q+1 and waits until every peer has. What is written in
+ * phase q is read in phase q+1 and rewritten no earlier than q+2, after every reader has
+ * published q+2; so two parities suffice and no extra barrier is needed. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "allreduce_impl.h"
+#include "hc_log.h"
+#include "hc_util.h"
+#include "hc_wait.h"
+
+typedef struct ar_flag {
+    _Alignas(HC_CACHELINE) _Atomic uint64_t seq;
+    char pad[HC_CACHELINE - sizeof(uint64_t)];
+} ar_flag;
+
+/* Up to this many bytes per vector, every rank reduces every vector (latency path). */
+#define HC_AR_SMALL_BYTES (16 * 1024)
+
+static size_t header_bytes(int nlocal)
+{
+    return HC_ALIGN_UP((size_t)nlocal * sizeof(ar_flag), 4096);
+}
+
+static ar_flag *flags(hc_ar_state *st) { return st->shm.seg.base; }
+
+/* Input slot of local rank l, or the result slot when l == nlocal, in set `parity`. */
+static char *slot(hc_comm *c, hc_ar_state *st, int parity, int l)
+{
+    size_t set = (size_t)(c->local_size + 1) * st->shm.slot_bytes;
+    return (char *)st->shm.seg.base + header_bytes(c->local_size) + (size_t)parity * set +
+           (size_t)l * st->shm.slot_bytes;
+}
+
+static void publish_and_wait(hc_comm *c, hc_ar_state *st)
+{
+    ar_flag *f = flags(st);
+    uint64_t q = ++st->shm.phase;
+    atomic_store_explicit(&f[c->local_rank].seq, q, memory_order_release);
+    for (int l = 0; l < c->local_size; l++) {
+        hc_backoff b = HC_BACKOFF_INIT;
+        while (atomic_load_explicit(&f[l].seq, memory_order_acquire) < q)
+            hc_backoff_wait(&b);
+    }
+}
+
+int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
+{
+    if (st->shm_state)
+        return st->shm_state == 1;
+    /* Slots large enough to amortise two synchronisations, small enough to stay in cache. */
+    size_t slot = (4u << 20) / (size_t)c->local_size;
+    slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), (size_t)64 << 10), 4096);
+    st->shm.slot_bytes = slot;
+    st->shm.phase = 0;
+    size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * slot;
+    int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, all_ok = 0;
+    /* Nodes must agree too: one node on the vendor path while another runs the ring hangs. */
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
+    if (!all_ok)
+        hc_ar_shm_free(st);
+    st->shm_state = all_ok ? 1 : -1;
+    return all_ok;
+}
+
+void hc_ar_shm_free(hc_ar_state *st)
+{
+    hc_shm_destroy(&st->shm.seg);
+}
+
+int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r)
+{
+    size_t lim = HC_MIN((size_t)HC_AR_SMALL_BYTES, st->shm.slot_bytes);
+    return (int64_t)(lim / (size_t)r->extent);
+}
+
+/* dst = slice [off, off+n) of every local rank's input, reduced in local-rank order. */
+static void reduce_inputs(hc_comm *c, hc_ar_state *st, const hc_red *r, int parity, void *dst,
+                          int64_t off, int64_t n)
+{
+    hc_red_apply(r, dst, hc_red_at(r, slot(c, st, parity, 1), off),
+                 hc_red_at(r, slot(c, st, parity, 0), off), n);
+    for (int l = 2; l < c->local_size; l++)
+        hc_red_apply(r, dst, hc_red_at(r, slot(c, st, parity, l), off), dst, n);
+}
+
+int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                    void *recvbuf, int64_t count)
+{
+    int parity = (int)(st->shm.phase & 1);
+    memcpy(slot(c, st, parity, c->local_rank), sendbuf, hc_red_span(r, count));
+    publish_and_wait(c, st);
+    reduce_inputs(c, st, r, parity, recvbuf, 0, count);
+    return MPI_SUCCESS;
+}
+
+int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords)
+{
+    int64_t chunk = (int64_t)(st->shm.slot_bytes / (size_t)r->extent);
+    int across = lat->d > 1; /* dimensions beyond the node: the slice goes round them */
+    int rc = MPI_SUCCESS;
+    for (int64_t start = 0; start < count; start += chunk) {
+        int64_t n = HC_MIN(chunk, count - start), so, sl;
+        int in = (int)(st->shm.phase & 1);
+        memcpy(slot(c, st, in, c->local_rank), hc_red_at(r, sendbuf, start),
+               hc_red_span(r, n));
+        publish_and_wait(c, st);
+
+        int out = (int)(st->shm.phase & 1);
+        char *res = slot(c, st, out, c->local_size);
+        hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
+        if (sl > 0 && !across) {
+            reduce_inputs(c, st, r, in, hc_red_at(r, res, so), so, sl);
+        } else if (sl > 0) {
+            char *mine = hc_red_at(r, recvbuf, start + so);
+            reduce_inputs(c, st, r, in, mine, so, sl);
+            int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
+            if (e != MPI_SUCCESS)
+                rc = e;
+            memcpy(hc_red_at(r, res, so), mine, hc_red_span(r, sl));
+        }
+        publish_and_wait(c, st);
+        memcpy(hc_red_at(r, recvbuf, start), res, hc_red_span(r, n));
+    }
+    return rc;
+}
