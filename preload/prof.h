@@ -1,0 +1,166 @@
+/* Communication profiler: internal interface shared by the prof_*.c files.
+ *
+ * Recording is per thread (no lock, no atomics on the hot path): each thread owns a sparse
+ * table of (sender, receiver) world-rank pairs and a table of call sites, registered once in
+ * a global list that MPI_Finalize merges. Every wrapper is
+ *     if (!hc_prof_on) return PMPI_X(...);     (a load and a branch when profiling is off)
+ *     t0 = hc_prof_ticks(); rc = PMPI_X(...); <record edges>; hc_prof_call_end(...);
+ */
+#ifndef HC_PROF_H
+#define HC_PROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hc_preload.h"
+#include "hc_util.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+/* Every function the profiler times, in the order of the report's function table. */
+#define HC_PROF_FUNCS(X)                                                                       \
+    X(Send) X(Bsend) X(Ssend) X(Rsend) X(Isend) X(Ibsend) X(Issend) X(Irsend)                   \
+    X(Send_init) X(Bsend_init) X(Ssend_init) X(Rsend_init) X(Start) X(Startall)                 \
+    X(Sendrecv) X(Sendrecv_replace) X(Isendrecv) X(Isendrecv_replace)                          \
+    X(Recv) X(Irecv) X(Probe) X(Wait) X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall)       \
+    X(Put) X(Get) X(Accumulate) X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap)          \
+    X(Rput) X(Rget) X(Raccumulate) X(Rget_accumulate)                                          \
+    X(Win_fence) X(Win_lock) X(Win_unlock) X(Win_flush)                                        \
+    X(Bcast) X(Allreduce) X(Reduce) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Allgather)    \
+    X(Allgatherv) X(Alltoall) X(Alltoallv) X(Alltoallw) X(Reduce_scatter)                      \
+    X(Reduce_scatter_block) X(Scan) X(Exscan) X(Barrier) X(Neighbor_allgather)                 \
+    X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw)
+
+enum hc_prof_fn {
+#define HC_PROF_ENUM(name) HC_PF_##name,
+    HC_PROF_FUNCS(HC_PROF_ENUM)
+#undef HC_PROF_ENUM
+    HC_PF_COUNT
+};
+extern const char *const hc_prof_fn_name[HC_PF_COUNT]; /* "MPI_Send", ... */
+
+/* What an edge's bytes are: point-to-point, collective (logical model), one-sided. */
+enum hc_prof_kind { HC_PK_P2P, HC_PK_COLL, HC_PK_RMA, HC_PK_COUNT };
+
+#define HC_PROF_MAXDEPTH 16
+
+typedef struct hc_prof_edge {
+    uint64_t key; /* ((src << 32) | dst) + 1; 0 = empty slot */
+    uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT];
+} hc_prof_edge;
+
+typedef struct hc_prof_site {
+    uint64_t hash;           /* 0 = empty slot */
+    int fn, depth;
+    uintptr_t pc[HC_PROF_MAXDEPTH];
+    uint64_t calls, bytes, ticks;
+} hc_prof_site;
+
+typedef struct hc_prof_thread {
+    hc_prof_edge *edges;
+    size_t edge_cap, edge_count; /* cap: power of two */
+    hc_prof_site *sites;
+    size_t site_cap, site_count;
+    int oom;                     /* a table could not grow: the profile is incomplete */
+    struct { uint64_t calls, bytes, ticks; } fn[HC_PF_COUNT];
+    struct hc_prof_thread *next;
+} hc_prof_thread;
+
+extern int hc_prof_on;    /* recording; set between MPI_Init and the start of MPI_Finalize */
+extern int hc_prof_depth; /* HIERCOLL_CALLSITES */
+extern hc_prof_thread *hc_prof_threads; /* every thread's state, newest first */
+extern __thread hc_prof_thread *hc_prof_self __attribute__((tls_model("initial-exec")));
+
+hc_prof_thread *hc_prof_thread_new(void);
+static inline hc_prof_thread *hc_prof_thread_get(void)
+{
+    hc_prof_thread *t = hc_prof_self;
+    return HC_LIKELY(t != NULL) ? t : hc_prof_thread_new();
+}
+
+/* A cheap monotonic clock: the TSC on x86 (converted with a rate calibrated between init and
+ * finalize), nanoseconds elsewhere. */
+static inline uint64_t hc_prof_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+    return hc_now_ns();
+#endif
+}
+double hc_prof_ns_per_tick(void);
+void hc_prof_calibrate(void); /* at finalize, before converting ticks */
+
+/* Adds bytes (and one message when bytes > 0 or count_empty) to edge src -> dst. */
+void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t bytes,
+                      int count_empty);
+/* Ends a timed call: per-function totals and, with call sites on, the caller's site. */
+void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes);
+
+/* Body of a wrapper that only times its call. */
+#define HC_PROF_TIMED(fn, call)                                                  \
+    do {                                                                         \
+        if (HC_LIKELY(!hc_prof_on))                                              \
+            return call;                                                         \
+        uint64_t t0_ = hc_prof_ticks();                                          \
+        int rc_ = call;                                                          \
+        hc_prof_call_end(hc_prof_thread_get(), HC_PF_##fn, t0_, 0);              \
+        return rc_;                                                              \
+    } while (0)
+
+/* Size in bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors). */
+uint64_t hc_prof_bytes(MPI_Count count, MPI_Datatype dt);
+
+/* Point-to-point send to dest of comm, recorded at the sender in world ranks. */
+void hc_prof_p2p(int fn, uint64_t t0, MPI_Count count, MPI_Datatype dt, int dest, MPI_Comm comm);
+
+/* MPI_Bcast / MPI_Allreduce (timed in preload/coll_entry.c, modelled in prof_coll.c). */
+void hc_prof_bcast(uint64_t t0, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+void hc_prof_allreduce(uint64_t t0, MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
+
+/* Call sites (prof_site.c). */
+void hc_prof_site_init(void);
+void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t ticks);
+/* Appends this rank's sites as text lines "S\tfn\tcalls\tbytes\tns\tframes" to buf. */
+struct hc_prof_buf;
+void hc_prof_site_dump(struct hc_prof_buf *b, double ns_per_tick);
+
+/* A growable text buffer (finalize only). */
+typedef struct hc_prof_buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} hc_prof_buf;
+void hc_prof_buf_printf(hc_prof_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writing at finalize (prof_write.c): rank 0 only. */
+typedef struct hc_prof_row {
+    uint64_t src, dst;
+    uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT];
+} hc_prof_row;
+typedef struct hc_prof_rank {
+    char host[64]; /* as placed: "host#vnode" with virtual nodes */
+    int core, numa;
+    int incomplete; /* a table of this rank could not grow: counts are lower bounds */
+    int pad;
+    uint64_t mpi_ns, calls;
+} hc_prof_rank;
+typedef struct hc_prof_data {
+    int nranks;
+    hc_prof_row *rows; /* merged, sorted by src then dst, no duplicates */
+    long long nrows;
+    hc_prof_rank *ranks;
+    char *text;        /* every rank's text lines (call sites, functions, topologies) */
+    size_t text_len;
+} hc_prof_data;
+/* Writes the profile directory; 0, or -1 after one warning. */
+int hc_prof_write(const char *dir, const hc_prof_data *d);
+/* fopen of dir/name for writing; hc_prof_close is 0 only if every byte reached the file. */
+FILE *hc_prof_open(const char *dir, const char *name);
+int hc_prof_close(FILE *f);
+/* callsites.csv, callsites.txt, functions.csv, summary.txt into dir (prof_report.c); 0 or -1. */
+int hc_prof_write_report(const char *dir, const hc_prof_data *d);
+
+#endif

@@ -1,0 +1,179 @@
+/* Call sites: the return addresses of the user's MPI call, captured with libunwind on the hot
+ * path, kept raw, and turned into module + offset (stable under address-space randomisation)
+ * and a dladdr symbol only at finalize. file:line is left to `hiercoll report` (addr2line). */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <elf.h>
+#include <libunwind.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof.h"
+
+/* Frames inside these objects are not the user's: this library, and MPICH's Fortran
+ * bindings (a Fortran call reaches us through mpi_send_ -> MPI_Send). */
+#define MAX_SKIP 4
+static struct { uintptr_t lo, hi; } skip[MAX_SKIP];
+static int nskip;
+
+static int find_objects(struct dl_phdr_info *info, size_t size, void *self_base)
+{
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    int mine = (void *)info->dlpi_addr == self_base;
+    int fort = strstr(name, "libmpifort") || strstr(name, "libmpichfort") ||
+               strstr(name, "libfmpich");
+    if ((!mine && !fort) || nskip >= MAX_SKIP)
+        return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        lo = HC_MIN(lo, a);
+        hi = HC_MAX(hi, a + ph->p_memsz);
+    }
+    if (lo < hi) {
+        skip[nskip].lo = lo;
+        skip[nskip].hi = hi;
+        nskip++;
+    }
+    return 0;
+}
+
+void hc_prof_site_init(void)
+{
+    Dl_info self;
+    nskip = 0;
+    if (dladdr((void *)hc_prof_site_init, &self))
+        dl_iterate_phdr(find_objects, self.dli_fbase);
+}
+
+static inline int skipped(uintptr_t pc)
+{
+    for (int i = 0; i < nskip; i++)
+        if (pc >= skip[i].lo && pc < skip[i].hi)
+            return 1;
+    return 0;
+}
+
+static inline uint64_t site_hash(int fn, int depth, const uintptr_t *pc)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)fn;
+    for (int i = 0; i < depth; i++)
+        h = (h ^ pc[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+static int sites_grow(hc_prof_thread *t)
+{
+    size_t cap = t->site_cap ? t->site_cap * 2 : 64;
+    hc_prof_site *s = calloc(cap, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < t->site_cap; i++) {
+        if (!t->sites[i].hash)
+            continue;
+        size_t k = (size_t)t->sites[i].hash & (cap - 1);
+        while (s[k].hash)
+            k = (k + 1) & (cap - 1);
+        s[k] = t->sites[i];
+    }
+    free(t->sites);
+    t->sites = s;
+    t->site_cap = cap;
+    return 0;
+}
+
+void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t ticks)
+{
+    void *raw[HC_PROF_MAXDEPTH + 8];
+    uintptr_t pc[HC_PROF_MAXDEPTH];
+    int depth = 0;
+    int n = unw_backtrace(raw, hc_prof_depth + 8);
+    for (int i = 0; i < n && depth < hc_prof_depth; i++)
+        if (!skipped((uintptr_t)raw[i]))
+            pc[depth++] = (uintptr_t)raw[i] - 1; /* inside the call instruction */
+    uint64_t h = site_hash(fn, depth, pc);
+    if (2 * (t->site_count + 1) > t->site_cap && sites_grow(t) != 0) {
+        t->oom = 1;
+        return;
+    }
+    size_t mask = t->site_cap - 1, k = (size_t)h & mask;
+    for (;; k = (k + 1) & mask) {
+        hc_prof_site *s = &t->sites[k];
+        if (!s->hash) {
+            s->hash = h;
+            s->fn = fn;
+            s->depth = depth;
+            memcpy(s->pc, pc, sizeof(uintptr_t) * (size_t)depth);
+            t->site_count++;
+            break;
+        }
+        if (s->hash == h && s->fn == fn && s->depth == depth &&
+            memcmp(s->pc, pc, sizeof(uintptr_t) * (size_t)depth) == 0)
+            break;
+    }
+    t->sites[k].calls++;
+    t->sites[k].bytes += bytes;
+    t->sites[k].ticks += ticks;
+}
+
+/* Characters that separate fields in the text lines and the CSV become '_'. */
+static void clean(char *out, size_t outlen, const char *in)
+{
+    size_t i = 0;
+    for (; in && in[i] && i + 1 < outlen; i++)
+        out[i] = strchr("\t\n;|,\"", in[i]) ? '_' : in[i];
+    out[i] = 0;
+}
+
+/* module|0xoffset|symbol; offset is what `addr2line -e module` expects: relative to the load
+ * base for shared objects and PIE executables, absolute for fixed-address executables. */
+static void frame_text(hc_prof_buf *b, uintptr_t pc)
+{
+    Dl_info info;
+    char module[512] = "?", symbol[256] = "?";
+    uintptr_t off = pc;
+    if (dladdr((void *)pc, &info) && info.dli_fbase) {
+        clean(module, sizeof module, info.dli_fname && info.dli_fname[0] ? info.dli_fname : "?");
+        const ElfW(Ehdr) *eh = info.dli_fbase;
+        if (eh->e_type != ET_EXEC)
+            off = pc - (uintptr_t)info.dli_fbase;
+        if (info.dli_sname)
+            clean(symbol, sizeof symbol, info.dli_sname);
+    }
+    if (strcmp(module, "?") != 0 && module[0] != '/') {
+        /* The main program reports an empty or relative name: use /proc/self/exe. */
+        char exe[512];
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (len > 0) {
+            exe[len] = 0;
+            clean(module, sizeof module, exe);
+        }
+    }
+    hc_prof_buf_printf(b, "%s|0x%lx|%s", module, (unsigned long)off, symbol);
+}
+
+void hc_prof_site_dump(hc_prof_buf *b, double ns_per_tick)
+{
+    for (hc_prof_thread *t = hc_prof_threads; t; t = t->next)
+        for (size_t i = 0; i < t->site_cap; i++) {
+            const hc_prof_site *s = &t->sites[i];
+            if (!s->hash)
+                continue;
+            hc_prof_buf_printf(b, "S\t%s\t%llu\t%llu\t%.0f\t", hc_prof_fn_name[s->fn],
+                               (unsigned long long)s->calls, (unsigned long long)s->bytes,
+                               (double)s->ticks * ns_per_tick);
+            if (!s->depth)
+                hc_prof_buf_printf(b, "?|0x0|?");
+            for (int d = 0; d < s->depth; d++) {
+                if (d)
+                    hc_prof_buf_printf(b, ";");
+                frame_text(b, s->pc[d]);
+            }
+            hc_prof_buf_printf(b, "\n");
+        }
+}
