@@ -10,11 +10,15 @@ expect_status 2 "$HC" profile --bogus -- true
 expect_status 2 "$HC" profile --out "" -- true
 expect_status 0 "$HC" profile --help
 
-# A stand-in program (not MPI) shows what the ranks receive and writes a summary.
-cat >"$TMP/fake.sh" <<'SH'
-echo "profile=$HIERCOLL_PROFILE preload=$LD_PRELOAD" >"$HIERCOLL_PROFILE/env.$PMI_RANK"
-echo "FAKE SUMMARY LINE" >"$HIERCOLL_PROFILE/summary.txt"
-echo "1 0" >"$HIERCOLL_PROFILE/taskgraph.graph"
+# A stand-in program (not MPI) shows what the ranks receive; its rank 0 writes a summary the
+# way the profiler does (DIR, or DIR.1 when DIR exists).
+mkdir "$TMP/env"
+cat >"$TMP/fake.sh" <<SH
+echo "profile=\$HIERCOLL_PROFILE preload=\$LD_PRELOAD" >"$TMP/env/\${PMI_RANK:-x}"
+if [ "\${PMI_RANK:-0}" = 0 ]; then
+    d=\$HIERCOLL_PROFILE; [ -e "\$d" ] && d=\$d.1
+    mkdir "\$d" && echo "FAKE SUMMARY LINE" >"\$d/summary.txt" && echo "1 0" >"\$d/taskgraph.graph"
+fi
 SH
 expect_status 0 "$HC" profile --out "$TMP/p1" -- "$MPIEXEC" -n 2 sh "$TMP/fake.sh"
 expect_in "$TMP/out" "^FAKE SUMMARY LINE$"
@@ -22,15 +26,22 @@ expect_in "$TMP/out" "^Profile: $TMP/p1$"
 expect_in "$TMP/out" "files: taskgraph.graph"
 expect_in "$TMP/out" "hiercoll report $TMP/p1"
 for r in 0 1; do
-    expect_in "$TMP/p1/env.$r" "^profile=$TMP/p1 preload=/.*/libhiercoll\.so"
+    expect_in "$TMP/env/$r" "^profile=$TMP/p1 preload=/.*/libhiercoll\.so"
 done
 
-# Without a launcher in front (a singleton), the environment carries both.
-mkdir "$TMP/p2"
-cd "$TMP/p2" && expect_status 0 "$HC" profile --out rel -- sh "$TMP/fake.sh" && cd - >/dev/null
-expect_in "$TMP/p2/rel/env." "^profile=$TMP/p2/rel preload=/.*/libhiercoll\.so"
+# DIR exists: the profile lands in DIR.1 and the command says so.
+expect_status 0 "$HC" profile --out "$TMP/p1" -- "$MPIEXEC" -n 1 sh "$TMP/fake.sh"
+expect_in "$TMP/out" "^Profile: $TMP/p1.1$"
+expect_in "$TMP/err" "$TMP/p1 existed: the profile is in $TMP/p1.1"
 
-# A summary left from an earlier run does not count; a failing program exits 1.
+# Without a launcher in front (a singleton), the environment carries both; relative --out
+# becomes absolute, missing parents are created.
+mkdir "$TMP/p2"
+(cd "$TMP/p2" && "$HC" profile --out sub/rel -- sh "$TMP/fake.sh" >/dev/null 2>&1) || fail "singleton"
+expect_in "$TMP/env/x" "^profile=$TMP/p2/sub/rel preload=/.*/libhiercoll\.so"
+[ -s "$TMP/p2/sub/rel/summary.txt" ] || fail "singleton summary"
+
+# Nothing new written: exit 1, even with old profiles around; a failing program exits 1.
 expect_status 1 "$HC" profile --out "$TMP/p1" -- true
 expect_in "$TMP/err" "no profile was written to $TMP/p1"
 expect_status 1 "$HC" profile --out "$TMP/p3" -- sh -c "sh $TMP/fake.sh; exit 3"

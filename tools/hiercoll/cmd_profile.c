@@ -47,6 +47,54 @@ static int print_file(const char *dir, const char *name)
     return 0;
 }
 
+#define MAX_NUMBERED 1000 /* as the profiler: DIR, DIR.1 ... DIR.999 */
+
+static void numbered(const char *dir, int k, char *out, size_t len)
+{
+    if (k == 0)
+        snprintf(out, len, "%s", dir);
+    else
+        snprintf(out, len, "%s.%d", dir, k);
+}
+
+static int exists_numbered(const char *dir, int k)
+{
+    char path[PATH_MAX + 16];
+    struct stat st;
+    numbered(dir, k, path, sizeof path);
+    return stat(path, &st) == 0;
+}
+
+/* out made absolute (ranks may run elsewhere); parent directories created. */
+static int absolute(const char *out, char *dir, size_t len)
+{
+    char cwd[PATH_MAX];
+    int w;
+    if (out[0] == '/')
+        w = snprintf(dir, len, "%s", out);
+    else if (getcwd(cwd, sizeof cwd))
+        w = snprintf(dir, len, "%s/%s", cwd, out);
+    else
+        return fprintf(stderr, "hiercoll profile: getcwd: %s\n", strerror(errno)), -1;
+    if (w < 0 || (size_t)w >= len)
+        return fprintf(stderr, "hiercoll profile: path too long: %s\n", out), -1;
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        dir[--n] = 0;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(dir, 0777);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST) {
+            fprintf(stderr, "hiercoll profile: cannot create %s: %s\n", dir, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int exists(const char *dir, const char *name)
 {
     char path[PATH_MAX + 64];
@@ -84,19 +132,14 @@ int hc_cmd_profile(int argc, char **argv)
     const char *lib = hc_preload_lib();
     if (!lib)
         return HC_EXIT_FAIL;
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "hiercoll profile: cannot create %s: %s\n", out, strerror(errno));
-        return HC_EXIT_FAIL;
-    }
+    /* The profiler never overwrites: when DIR exists it writes DIR.1, DIR.2, ... So DIR is
+     * not created here, and the directory this run wrote is found afterwards. */
     char dir[PATH_MAX];
-    if (!realpath(out, dir)) {
-        fprintf(stderr, "hiercoll profile: %s: %s\n", out, strerror(errno));
+    if (absolute(out, dir, sizeof dir) != 0)
         return HC_EXIT_FAIL;
-    }
-    /* Files of an earlier run in DIR would pass for this run's: the summary must be new. */
-    char stale[PATH_MAX + 16];
-    snprintf(stale, sizeof stale, "%s/summary.txt", dir);
-    unlink(stale);
+    unsigned char *existed = calloc(MAX_NUMBERED, 1);
+    for (int k = 0; k < MAX_NUMBERED; k++)
+        existed[k] = exists_numbered(dir, k);
 
     int ncmd = argc - optind;
     char **args = calloc((size_t)ncmd + 8, sizeof *args);
@@ -122,23 +165,31 @@ int hc_cmd_profile(int argc, char **argv)
     free(args);
     if (rc != 0)
         fprintf(stderr, "hiercoll profile: the program failed (exit status %d)\n", rc);
-    if (print_file(dir, "summary.txt") != 0) {
+    char written[PATH_MAX + 16] = "";
+    for (int k = 0; k < MAX_NUMBERED && !written[0]; k++)
+        if (!existed[k] && exists_numbered(dir, k))
+            numbered(dir, k, written, sizeof written);
+    free(existed);
+    if (!written[0] || print_file(written, "summary.txt") != 0) {
         fprintf(stderr,
                 "hiercoll profile: no profile was written to %s (the program must call "
                 "MPI_Init and MPI_Finalize, built with MPICH)\n",
                 dir);
         return HC_EXIT_FAIL;
     }
-    printf("\nProfile: %s\n", dir);
+    if (strcmp(written, dir) != 0)
+        fprintf(stderr, "hiercoll profile: %s existed: the profile is in %s\n", dir, written);
+    const char *d = written;
+    printf("\nProfile: %s\n", d);
     static const char *files[] = {"taskgraph.graph", "comm_bytes.csv", "comm_msgs.csv",
                                   "ranks.csv",       "callsites.txt",  "machine.txt",
                                   "mapping.txt",     "next-run.sh"};
     printf("  files:");
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (exists(dir, files[i]))
+        if (exists(d, files[i]))
             printf(" %s", files[i]);
-    printf("\n  report:   hiercoll report %s --html %s/report.html\n", dir, dir);
-    if (exists(dir, "next-run.sh"))
-        printf("  next run: sh %s/next-run.sh   (the recommended mapping)\n", dir);
+    printf("\n  report:   hiercoll report %s --html %s/report.html\n", d, d);
+    if (exists(d, "next-run.sh"))
+        printf("  next run: sh %s/next-run.sh   (the recommended mapping)\n", d);
     return rc == 0 ? HC_EXIT_OK : HC_EXIT_FAIL;
 }
