@@ -22,6 +22,8 @@ case_ p2p-np3 3 test_prof_p2p
 case_ p2p-np4-vnode 4 test_prof_p2p HIERCOLL_VIRTUAL_NODE_SIZE=2
 case_ p2p-np4-depth3 4 test_prof_p2p HIERCOLL_CALLSITES=3
 case_ p2p-np2-nosites 2 test_prof_p2p HIERCOLL_CALLSITES=0
+case_ coll-np3 3 test_prof_coll
+case_ coll-np4-vnode-nocoll 4 test_prof_coll HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_PROFILE_COLLECTIVES=off
 
 [ "$failed" -eq 0 ] && echo "all profiler matrices exact"
 exit "$failed"
