@@ -23,6 +23,9 @@ case_ p2p-np4-vnode 4 test_prof_p2p HIERCOLL_VIRTUAL_NODE_SIZE=2
 case_ p2p-np4-depth3 4 test_prof_p2p HIERCOLL_CALLSITES=3
 case_ p2p-np2-nosites 2 test_prof_p2p HIERCOLL_CALLSITES=0
 case_ coll-np3 3 test_prof_coll
+case_ rma-np3 3 test_prof_rma
+case_ rma-np4-vnode 4 test_prof_rma HIERCOLL_VIRTUAL_NODE_SIZE=2
+case_ threads-np2 2 test_prof_threads
 case_ coll-np4-vnode-nocoll 4 test_prof_coll HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_PROFILE_COLLECTIVES=off
 
 [ "$failed" -eq 0 ] && echo "all profiler matrices exact"

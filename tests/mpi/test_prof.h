@@ -22,10 +22,12 @@ static inline unsigned long long *tp_at(unsigned long long *m, int kind, int s, 
     return &m[((size_t)kind * hc_t_size + (size_t)s) * hc_t_size + (size_t)d];
 }
 
-static inline void tp_init(int *argc, char ***argv, int thread_level)
+/* MPI_Init_thread(required) unless required < 0; returns the level provided. */
+static inline int tp_init_provided(int *argc, char ***argv, int required)
 {
-    if (thread_level >= 0)
-        hc_t_init_thread(argc, argv, thread_level);
+    int provided = MPI_THREAD_SINGLE;
+    if (required >= 0)
+        provided = hc_t_init_thread(argc, argv, required);
     else
         hc_t_init(argc, argv);
     tp_dir = getenv("HIERCOLL_PROFILE");
@@ -36,7 +38,9 @@ static inline void tp_init(int *argc, char ***argv, int thread_level)
         tp_bytes = calloc(cells, sizeof *tp_bytes);
         tp_msgs = calloc(cells, sizeof *tp_msgs);
     }
+    return provided;
 }
+#define tp_init(argc, argv, required) ((void)tp_init_provided(argc, argv, required))
 
 /* Expected traffic src -> dst (world ranks), noted on rank 0. */
 static inline void tp_expect(int src, int dst, int kind, unsigned long long bytes,
