@@ -28,5 +28,37 @@ case_ rma-np4-vnode 4 test_prof_rma HIERCOLL_VIRTUAL_NODE_SIZE=2
 case_ threads-np2 2 test_prof_threads
 case_ coll-np4-vnode-nocoll 4 test_prof_coll HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_PROFILE_COLLECTIVES=off
 
+# Fortran ring (tests/mpi/test_prof_fortran.f90): the whole matrix, recomputed here.
+fortran_case() {
+    local np=$1 dir=$TMP/fortran-np$1 prog=$PWD/$BUILD/tests/mpi/test_prof_fortran
+    prof_run "$np" "$dir" "$prog" || { fail "fortran np=$np"; tail -n 20 "$TMP/log"; return; }
+    local want=$TMP/want.$np got=$TMP/got.$np
+    for ((s = 0; s < np; s++)); do
+        local next=$(((s + 1) % np)) prev=$(((s + np - 1) % np))
+        echo "$s $next $((5 * (s + 1) * 10 * 4)) 5"
+        echo "$s $prev 24 1"
+    done | awk '{b[$1","$2]+=$3; m[$1","$2]+=$4} END {for (k in b) print k","b[k]","m[k]}' |
+        sort -t, -k1,1n -k2,2n >"$want"
+    # bytes and messages of each pair, joined from the two matrices (p2p only, no collectives)
+    join -t, -j1 <(tail -n +3 "$dir/comm_bytes.csv" | awk -F, '$4 == 0 {print $1"-"$2","$3}') \
+        <(tail -n +3 "$dir/comm_msgs.csv" | awk -F, '$4 == 0 {print $1"-"$2","$3}') |
+        tr '-' ',' | sort -t, -k1,1n -k2,2n >"$got"
+    [ "$(tail -n +3 "$dir/comm_bytes.csv" | wc -l)" -eq "$(wc -l <"$want")" ] ||
+        fail "fortran np=$np: $(tail -n +3 "$dir/comm_bytes.csv" | wc -l) rows"
+    diff "$want" "$got" >/dev/null || { fail "fortran np=$np matrix"; diff "$want" "$got"; }
+    # Call sites land in the Fortran program (the binding layer is skipped) and resolve to
+    # its source with addr2line.
+    local other
+    other=$(tail -n +3 "$dir/callsites.csv" | awk -F, -v exe="$prog" '$6 != exe' | wc -l)
+    [ "$other" -eq 0 ] || fail "fortran np=$np: $other call sites outside the program"
+    local off
+    off=$(awk -F, '$2 == "MPI_Ssend" {print $7}' "$dir/callsites.csv")
+    addr2line -e "$prog" "$off" | grep -q 'test_prof_fortran.f90:[0-9]' ||
+        fail "fortran np=$np: MPI_Ssend site $off does not resolve to the source"
+    echo "ok   fortran-np$np: matrix exact, call sites in the program"
+}
+fortran_case 3
+fortran_case 1
+
 [ "$failed" -eq 0 ] && echo "all profiler matrices exact"
 exit "$failed"
