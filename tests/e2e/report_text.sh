@@ -90,6 +90,9 @@ def diag_blocks(path):
         inside += x == y
     return inside
 assert diag_blocks(sys.argv[2]) > diag_blocks(sys.argv[1])
+# hosts in the mapped view are the mapping's: each named once, in order
+labels = [t.text for t in ET.parse(sys.argv[2]).getroot().iter(ns + "text") if t.get("fill") == "#1f4e99"]
+assert labels == ["node0", "node1", "node2", "node3"], labels
 PY
 
 # 1 024 ranks: aggregated to at most 256 x 256 cells of 4 x 4 ranks.

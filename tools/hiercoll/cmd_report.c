@@ -40,7 +40,10 @@ static int write_file(const char *path, const rep_profile *p, int which)
             rep_order_as_run(p, order);
         else
             rep_order_mapped(p, order);
-        rep_svg(p, order, which == 1 ? "As run (profiled placement)" : "With the recommended mapping", f);
+        const char **host = rep_hosts(p, which == 2);
+        rep_svg(p, order, host,
+                which == 1 ? "As run (profiled placement)" : "With the recommended mapping", f);
+        free(host);
         free(order);
     }
     int bad = ferror(f);

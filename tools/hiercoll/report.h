@@ -58,6 +58,8 @@ int rep_level(const rep_profile *p, int a, int b);
 /* Display order: slot -> rank, sorted by (host, core) as run, or as the mapping places them. */
 void rep_order_as_run(const rep_profile *p, int *order);
 int rep_order_mapped(const rep_profile *p, int *order);
+/* The host of every rank in that view (caller frees the array, not the strings). */
+const char **rep_hosts(const rep_profile *p, int mapped);
 /* Pair indices sorted by total bytes, descending (caller frees). */
 long long *rep_top_pairs(const rep_profile *p);
 /* "12.3 MiB" */
@@ -65,10 +67,11 @@ const char *rep_bytes(double b, char *buf, size_t len);
 
 void rep_text(const rep_profile *p, FILE *out);
 void rep_json(const rep_profile *p, FILE *out);
-/* The heat map of the matrix with ranks in display order; cells aggregated beyond
+/* The heat map of the matrix with ranks in display order (host[r]: where rank r is); cells aggregated beyond
  * REP_MAX_CELLS ranks per axis. */
 #define REP_MAX_CELLS 256
-void rep_svg(const rep_profile *p, const int *order, const char *title, FILE *out);
+void rep_svg(const rep_profile *p, const int *order, const char *const *host, const char *title,
+             FILE *out);
 void rep_html(const rep_profile *p, FILE *out);
 
 #endif

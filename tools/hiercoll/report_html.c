@@ -52,14 +52,18 @@ void rep_html(const rep_profile *p, FILE *out)
 
     fprintf(out, "<h2>Communication matrix</h2>\n<div class=\"matrices\">\n<figure id=\"as-run\">\n");
     int *order = malloc(sizeof(int) * (size_t)p->nranks);
+    const char **host = rep_hosts(p, 0);
     rep_order_as_run(p, order);
-    rep_svg(p, order, "As run (profiled placement)", out);
+    rep_svg(p, order, host, "As run (profiled placement)", out);
+    free(host);
     fprintf(out, "<figcaption>Ranks in the order they were placed on the machine in the profiled "
                  "run (host, then core). Traffic inside a host block stays on the node.</figcaption>"
                  "\n</figure>\n");
     if (rep_order_mapped(p, order) == 0) {
         fprintf(out, "<figure id=\"mapped\">\n");
-        rep_svg(p, order, "With the recommended mapping", out);
+        host = rep_hosts(p, 1);
+        rep_svg(p, order, host, "With the recommended mapping", out);
+        free(host);
         fprintf(out, "<figcaption>The same traffic with ranks where mapping.txt places them "
                      "(algorithm ");
         esc(out, p->map.algorithm);

@@ -47,7 +47,8 @@ static void xml_text(FILE *out, const char *s)
     }
 }
 
-void rep_svg(const rep_profile *p, const int *order, const char *title, FILE *out)
+void rep_svg(const rep_profile *p, const int *order, const char *const *host, const char *title,
+             FILE *out)
 {
     int n = p->nranks;
     int b = (n + REP_MAX_CELLS - 1) / REP_MAX_CELLS; /* ranks per cell */
@@ -116,7 +117,7 @@ void rep_svg(const rep_profile *p, const int *order, const char *title, FILE *ou
     int label_hosts = p->nhosts <= 32, draw_lines = p->nhosts <= 1024;
     int seg_start = 0;
     for (int i = 1; i <= n; i++) {
-        if (i < n && strcmp(p->ranks[order[i]].host, p->ranks[order[i - 1]].host) == 0)
+        if (i < n && strcmp(host[order[i]], host[order[i - 1]]) == 0)
             continue;
         double x = LEFT + PLOT * i / n, y = TOP + PLOT * i / n;
         if (i < n && draw_lines)
@@ -129,7 +130,7 @@ void rep_svg(const rep_profile *p, const int *order, const char *title, FILE *ou
             fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#1f4e99\" "
                          "font-size=\"10\">",
                     mid, TOP - 18);
-            xml_text(out, p->ranks[order[seg_start]].host);
+            xml_text(out, host[order[seg_start]]);
             fprintf(out, "</text>\n");
         }
         seg_start = i;

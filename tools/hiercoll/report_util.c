@@ -42,14 +42,20 @@ static void order_by(int n, const char **host, const int *core, int *order)
     qsort(order, (size_t)n, sizeof *order, slot_cmp);
 }
 
+const char **rep_hosts(const rep_profile *p, int mapped)
+{
+    const char **host = malloc(sizeof *host * (size_t)(p->nranks + 1));
+    for (int r = 0; host && r < p->nranks; r++)
+        host[r] = mapped ? p->map.host[r] : p->ranks[r].host;
+    return host;
+}
+
 void rep_order_as_run(const rep_profile *p, int *order)
 {
-    const char **host = malloc(sizeof *host * (size_t)p->nranks);
+    const char **host = rep_hosts(p, 0);
     int *core = malloc(sizeof *core * (size_t)p->nranks);
-    for (int r = 0; r < p->nranks; r++) {
-        host[r] = p->ranks[r].host;
+    for (int r = 0; r < p->nranks; r++)
         core[r] = p->ranks[r].core;
-    }
     order_by(p->nranks, host, core, order);
     free(host);
     free(core);
@@ -59,9 +65,7 @@ int rep_order_mapped(const rep_profile *p, int *order)
 {
     if (!p->has_mapping)
         return -1;
-    const char **host = malloc(sizeof *host * (size_t)p->nranks);
-    for (int r = 0; r < p->nranks; r++)
-        host[r] = p->map.host[r];
+    const char **host = rep_hosts(p, 1);
     order_by(p->nranks, host, p->map.core, order);
     free(host);
     return 0;
