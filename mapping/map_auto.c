@@ -48,28 +48,44 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         snprintf(name, namelen, "%s", names[algo]);
         return 0;
     }
+    /* Every applicable algorithm; the two lowest maxima are refined (all of them on small
+     * graphs, where refinement is cheap), then the lowest max, then sum, wins. */
     static const hc_map_algo tries[] = {HC_MAPALGO_TMMGP, HC_MAPALGO_TMMGP_PAPER,
                                         HC_MAPALGO_TMGT, HC_MAPALGO_TML, HC_MAPALGO_TMRR};
-    int *cand = malloc(sizeof(int) * (size_t)(M ? M : 1));
+    enum { NT = sizeof tries / sizeof tries[0] };
+    int *cand[NT] = {0};
+    hc_map_cost raw[NT];
+    int ok[NT] = {0}, refine_all = g->xadj[M] <= 200000, found = 0;
     hc_map_cost best = {0, 0};
-    int found = 0;
-    if (!cand) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    for (int t = 0; t < NT; t++) {
+        cand[t] = malloc(sizeof(int) * (size_t)(M ? M : 1));
+        if (!cand[t])
+            break;
+        ok[t] = run_one(g, m, tries[t], seed, cand[t]) == 0;
+        if (ok[t])
+            raw[t] = hc_map_cost_eval(g, m, cand[t]);
     }
-    for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
-        if (run_one(g, m, tries[t], seed, cand) != 0)
+    for (int t = 0; t < NT; t++) {
+        if (!ok[t])
             continue;
-        hc_map_refine(g, m, seed, cand);
-        hc_map_cost c = hc_map_cost_eval(g, m, cand);
+        int better = 0; /* candidates with a lower raw max (earlier ones win ties) */
+        for (int u = 0; u < NT; u++)
+            better += ok[u] && (raw[u].max < raw[t].max || (raw[u].max == raw[t].max && u < t));
+        int refined = refine_all || better < 2;
+        hc_map_cost c = raw[t];
+        if (refined) {
+            hc_map_refine(g, m, seed, cand[t]);
+            c = hc_map_cost_eval(g, m, cand[t]);
+        }
         if (!found || c.max < best.max || (c.max == best.max && c.sum < best.sum)) {
             best = c;
             found = 1;
-            memcpy(map, cand, sizeof(int) * (size_t)M);
-            snprintf(name, namelen, "%s+refine", names[tries[t]]);
+            memcpy(map, cand[t], sizeof(int) * (size_t)M);
+            snprintf(name, namelen, "%s%s", names[tries[t]], refined ? "+refine" : "");
         }
     }
-    free(cand);
+    for (int t = 0; t < NT; t++)
+        free(cand[t]);
     if (!found) {
         snprintf(err, errlen, "no algorithm could map this graph");
         return -1;

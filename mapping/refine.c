@@ -8,7 +8,9 @@
 
 #include "hc_map.h"
 
-#define HC_REFINE_BUDGET 300000000LL /* edge visits */
+#define HC_REFINE_BUDGET 300000000LL /* edge visits, at most */
+#define HC_REFINE_BUDGET_PER_EDGE 40 /* and at most this many per adjacency entry, */
+#define HC_REFINE_BUDGET_MIN 20000000LL /* but small graphs get this much */
 #define HC_REFINE_PASSES 30
 #define HC_REFINE_NEIGHBOURS 6      /* heaviest neighbours whose cores are tried */
 #define HC_REFINE_NEAR 8            /* cores tried per neighbour */
@@ -221,7 +223,12 @@ long hc_map_refine(const hc_graph *g, const hc_machine *m, unsigned seed, int *m
     hc_map_rank_costs(g, m, map, r.t);
     recount(&r);
     unsigned rnd = seed * 2654435761u + 12345u;
-    for (int pass = 0; pass < HC_REFINE_PASSES && r.work < HC_REFINE_BUDGET; pass++) {
+    long long budget = HC_REFINE_BUDGET_PER_EDGE * (g->xadj[M] + M);
+    if (budget < HC_REFINE_BUDGET_MIN)
+        budget = HC_REFINE_BUDGET_MIN;
+    if (budget > HC_REFINE_BUDGET)
+        budget = HC_REFINE_BUDGET;
+    for (int pass = 0; pass < HC_REFINE_PASSES && r.work < budget; pass++) {
         long before = moves;
         /* slowest ranks first; the seed breaks ties */
         for (int i = 0; i < M; i++) {
@@ -229,7 +236,7 @@ long hc_map_refine(const hc_graph *g, const hc_machine *m, unsigned seed, int *m
             ord[i] = (hc_order){r.t[i] + 1e-300 * (rnd >> 8), i};
         }
         qsort(ord, (size_t)M, sizeof *ord, cmp_order);
-        for (int oi = 0; oi < M && r.work < HC_REFINE_BUDGET; oi++) {
+        for (int oi = 0; oi < M && r.work < budget; oi++) {
             int a = ord[oi].id;
             long long deg = g->xadj[a + 1] - g->xadj[a];
             if (deg == 0)
