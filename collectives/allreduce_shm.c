@@ -100,6 +100,22 @@ int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *se
     return MPI_SUCCESS;
 }
 
+/* dst = slice [off, off+n) of the chunk reduced over the local ranks, this rank's part read
+ * from mine (its own buffer, which dst may be). Only this rank reduces this slice, so any
+ * fixed order keeps every rank's copy identical. */
+static void reduce_slice(hc_comm *c, hc_ar_state *st, const hc_red *r, int parity,
+                         const void *mine, void *dst, int64_t off, int64_t n)
+{
+    int first = 1;
+    for (int l = 0; l < c->local_size; l++) {
+        if (l == c->local_rank)
+            continue;
+        const char *peer = hc_red_at(r, slot(c, st, parity, l), off);
+        hc_red_apply(r, dst, peer, first ? mine : dst, n);
+        first = 0;
+    }
+}
+
 int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                    void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords)
 {
@@ -109,25 +125,35 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
     for (int64_t start = 0; start < count; start += chunk) {
         int64_t n = HC_MIN(chunk, count - start), so, sl;
         int in = (int)(st->shm.phase & 1);
-        memcpy(slot(c, st, in, c->local_rank), hc_red_at(r, sendbuf, start),
-               hc_red_span(r, n));
+        char *myin = slot(c, st, in, c->local_rank);
+        const char *src = hc_red_at(r, sendbuf, start);
+        hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
+        /* Peers need every slice but this rank's own, which it reads in place. */
+        memcpy(myin, src, hc_red_span(r, so));
+        if (so + sl < n)
+            memcpy(hc_red_at(r, myin, so + sl), hc_red_at(r, src, so + sl),
+                   hc_red_span(r, n - so - sl));
         publish_and_wait(c, st);
 
+        /* The slice is reduced into this rank's result, then published for the peers,
+         * which copy every slice but their own. */
         int out = (int)(st->shm.phase & 1);
         char *res = slot(c, st, out, c->local_size);
-        hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
-        if (sl > 0 && !across) {
-            reduce_inputs(c, st, r, in, hc_red_at(r, res, so), so, sl);
-        } else if (sl > 0) {
-            char *mine = hc_red_at(r, recvbuf, start + so);
-            reduce_inputs(c, st, r, in, mine, so, sl);
-            int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
-            if (e != MPI_SUCCESS)
-                rc = e;
-            memcpy(hc_red_at(r, res, so), mine, hc_red_span(r, sl));
+        char *dst = hc_red_at(r, recvbuf, start);
+        if (sl > 0) {
+            reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, dst, so), so, sl);
+            if (across) {
+                int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
+                if (e != MPI_SUCCESS)
+                    rc = e;
+            }
+            memcpy(hc_red_at(r, res, so), hc_red_at(r, dst, so), hc_red_span(r, sl));
         }
         publish_and_wait(c, st);
-        memcpy(hc_red_at(r, recvbuf, start), res, hc_red_span(r, n));
+        memcpy(dst, res, hc_red_span(r, so));
+        if (so + sl < n)
+            memcpy(hc_red_at(r, dst, so + sl), hc_red_at(r, res, so + sl),
+                   hc_red_span(r, n - so - sl));
     }
     return rc;
 }
