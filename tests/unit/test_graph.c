@@ -6,18 +6,7 @@
 
 #include "hc_graph.h"
 #include "hc_test.h"
-
-static char tmpdir[] = "/tmp/hc_test_graph_XXXXXX";
-
-static const char *write_tmp(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "test_map_util.h"
 
 HC_TEST(triples_merge_symmetric)
 {
@@ -116,16 +105,4 @@ HC_TEST(metis_rejects_malformed)
     char err[256];
     HC_CHECK_EQ_INT(hc_graph_read_metis(&g, "/nonexistent/x.graph", err, sizeof err), -1);
     HC_CHECK(strncmp(err, "/nonexistent/x.graph:0: cannot open", 34) == 0);
-}
-
-int main(void)
-{
-    if (!mkdtemp(tmpdir))
-        return 1;
-    int rc = hc_test_main();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        rc = 1;
-    return rc;
 }

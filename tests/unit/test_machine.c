@@ -7,8 +7,7 @@
 
 #include "hc_machine.h"
 #include "hc_test.h"
-
-static char tmpdir[] = "/tmp/hc_test_machine_XXXXXX";
+#include "test_map_util.h"
 
 HC_TEST(synthetic_levels)
 {
@@ -55,16 +54,6 @@ HC_TEST(synthetic_rejects)
     HC_CHECK(strstr(err, "more than"));
 }
 
-static const char *write_tmp(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 HC_TEST(matrix_reader)
 {
     hc_machine m;
@@ -101,16 +90,4 @@ HC_TEST(matrix_reader)
     }
     HC_CHECK_EQ_INT(hc_machine_read_matrix(&m, "/nonexistent", err, sizeof err), -1);
     HC_CHECK(!strncmp(err, "/nonexistent:0: cannot open", 27));
-}
-
-int main(void)
-{
-    if (!mkdtemp(tmpdir))
-        return 1;
-    int rc = hc_test_main();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        rc = 1;
-    return rc;
 }

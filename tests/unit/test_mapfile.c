@@ -7,18 +7,7 @@
 #include "hc_mapfile.h"
 #include "hc_perffile.h"
 #include "hc_test.h"
-
-static char tmpdir[] = "/tmp/hc_test_mapfile_XXXXXX";
-
-static const char *write_tmp(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+#include "test_map_util.h"
 
 static char *slurp(const char *name)
 {
@@ -121,16 +110,4 @@ HC_TEST(machine_perf_file)
     path = write_tmp("perf3.txt", "# machine v0\n");
     HC_CHECK_EQ_INT(hc_perf_read(&p, path, err, sizeof err), -1);
     HC_CHECK(strstr(err, "perf3.txt:1: not a"));
-}
-
-int main(void)
-{
-    if (!mkdtemp(tmpdir))
-        return 1;
-    int rc = hc_test_main();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        rc = 1;
-    return rc;
 }
