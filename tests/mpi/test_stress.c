@@ -8,7 +8,8 @@
  * computed locally, element by element, with guard bytes after every buffer.
  *
  * The sequence is fixed by the seed (printed; HC_STRESS_SEED overrides), identical on all ranks.
- * HC_STRESS_FULL=1 (make stress) runs 25 times more iterations; HC_STRESS_ITERS sets them.
+ * HC_STRESS_FULL=1 (make stress) runs 25 times more iterations; HC_STRESS_ITERS sets them;
+ * HC_STRESS_TRACE=1 prints each step (rank 0) to find the one that fails.
  * hc-test: np=2 preload=both timeout=600
  * hc-test: np=4 preload=yes timeout=600
  * hc-test: np=8 preload=yes timeout=600
@@ -561,6 +562,9 @@ static void do_pending_p2p(pool_comm *pc, long it, long max_bytes)
     else
         do_allreduce(pc, it, max_bytes);
     MPI_Waitall(2, rq, st);
+    /* A collective may let a rank run ahead (a broadcast's root leaves at once): until every
+     * wildcard has matched, nobody may send the next user message. */
+    MPI_Barrier(pc->comm);
     HC_T_CHECK(st[0].MPI_SOURCE == from && st[0].MPI_TAG == 1000 + (int)(it % 1000) &&
                    memcmp(r, w, sizeof(int) * (size_t)n) == 0,
                "iteration %ld: wildcard receive across a %s on %s matched source %d tag %d "
@@ -579,6 +583,7 @@ int main(int argc, char **argv)
     const char *full = getenv("HC_STRESS_FULL"), *it_env = getenv("HC_STRESS_ITERS"),
                *seed_env = getenv("HC_STRESS_SEED");
     int is_full = full && *full && strcmp(full, "0") != 0;
+    int trace = getenv("HC_STRESS_TRACE") != NULL; /* each step on stderr, to find a failure */
     /* Short form: about the same number of vendor-speed calls at every size (8 ranks on 2
      * cores make each collective ~25 ms). */
     long iters = (is_full ? 25 : 1) * (hc_t_size <= 2 ? 800 : hc_t_size <= 4 ? 300 : 100);
@@ -618,6 +623,12 @@ int main(int argc, char **argv)
             if (pool[k].live && pick-- == 0)
                 pc = &pool[k];
         int what = rnd_below(20);
+        if (trace && hc_t_rank == 0) {
+            fprintf(stderr, "stress: iteration %ld: %s on %s\n", it,
+                    what < 9 ? "bcast" : what < 17 ? "allreduce" : what < 18 ? "sendrecv"
+                                                                  : "wildcard p2p + collective",
+                    pc->what);
+        }
         if (what < 9)
             do_bcast(pc, it, max_bytes);
         else if (what < 17)
