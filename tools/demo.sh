@@ -59,9 +59,15 @@ for prog in stencil2d cg_solver; do
 
     say "$prog, pass 2: with the mapping"
     if [ -s "$dir/next-run.sh" ]; then
-        echo "\$ sh $dir/next-run.sh"
-        sh "$dir/next-run.sh" 2>&1 | tee "$OUT/$prog.pass2.log"
+        # Profiled too (into DIR/pass2), so both passes carry the same overhead.
+        echo "\$ HIERCOLL_PROFILE=$dir/pass2 sh $dir/next-run.sh"
+        HIERCOLL_PROFILE=$dir/pass2 sh "$dir/next-run.sh" 2>&1 | tee "$OUT/$prog.pass2.log"
         pass2[$prog]=$(seconds_of "$OUT/$prog.pass2.log")
+        [ -n "${pass2[$prog]}" ] || echo "(pass 2 FAILED: see $OUT/$prog.pass2.log)"
+        if [ -s "$dir/pass2/summary.txt" ]; then
+            echo "bytes between nodes, pass 1 then pass 2 (p2p, collective, share):"
+            grep -h "between nodes" "$dir/summary.txt" "$dir/pass2/summary.txt"
+        fi
     else
         echo "(not available yet: no $dir/next-run.sh; pass 2 skipped)"
         pass2[$prog]=""
