@@ -48,14 +48,16 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         snprintf(name, namelen, "%s", names[algo]);
         return 0;
     }
-    /* Every applicable algorithm; the two lowest maxima are refined (all of them on small
-     * graphs, where refinement is cheap), then the lowest max, then sum, wins. */
+    /* Every applicable algorithm; those with the lowest maxima are refined (all of them on
+     * small graphs, where refinement is cheap; two, then one, on large ones), then the
+     * lowest max, then sum, wins. */
     static const hc_map_algo tries[] = {HC_MAPALGO_TMMGP, HC_MAPALGO_TMMGP_PAPER,
                                         HC_MAPALGO_TMGT, HC_MAPALGO_TML, HC_MAPALGO_TMRR};
     enum { NT = sizeof tries / sizeof tries[0] };
     int *cand[NT] = {0};
     hc_map_cost raw[NT];
-    int ok[NT] = {0}, refine_all = g->xadj[M] <= 200000, found = 0;
+    int ok[NT] = {0}, found = 0;
+    int nrefine = g->xadj[M] <= 200000 ? NT : g->xadj[M] <= 1000000 ? 2 : 1;
     hc_map_cost best = {0, 0};
     for (int t = 0; t < NT; t++) {
         cand[t] = malloc(sizeof(int) * (size_t)(M ? M : 1));
@@ -71,7 +73,7 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         int better = 0; /* candidates with a lower raw max (earlier ones win ties) */
         for (int u = 0; u < NT; u++)
             better += ok[u] && (raw[u].max < raw[t].max || (raw[u].max == raw[t].max && u < t));
-        int refined = refine_all || better < 2;
+        int refined = better < nrefine;
         hc_map_cost c = raw[t];
         if (refined) {
             hc_map_refine(g, m, seed, cand[t]);
