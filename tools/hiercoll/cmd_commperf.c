@@ -11,87 +11,37 @@
 #include "cli_util.h"
 #include "hc_cli.h"
 #include "hc_config.h"
+#include "hc_perffile.h"
 
-#define MAX_LEVELS 16
-
-typedef struct perf_level {
-    char name[32];
-    double latency_us, bandwidth;
-} perf_level;
-
-/* Reads a "# hiercoll machine-perf v1" file; 0, or -1 after "FILE:LINE: reason" on stderr. */
-static int read_perf(const char *path, perf_level *lv, int *nlv)
+/* Reads and checks a machine-perf file (mapping/perffile.c, the reader the mapping uses). */
+static int read_perf(const char *path, hc_perf *pf)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+    char err[600];
+    if (hc_perf_read(pf, path, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
         return -1;
     }
-    char line[1024];
-    int ln = 0, rc = 0;
-    *nlv = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        ln++;
-        line[strcspn(line, "\r\n")] = 0;
-        if (ln == 1) {
-            if (strcmp(line, "# hiercoll machine-perf v1") != 0) {
-                fprintf(stderr, "%s:1: not a machine-perf v1 file (first line '%s')\n", path, line);
-                rc = -1;
-            }
-            continue;
-        }
-        if (line[0] == '#' || line[strspn(line, " \t")] == 0)
-            continue;
-        perf_level l;
-        int used = 0;
-        if (sscanf(line, "level %31s latency_us %lf bandwidth_Bps %lf %n", l.name, &l.latency_us,
-                   &l.bandwidth, &used) != 3 || line[used] != 0) {
-            fprintf(stderr, "%s:%d: expected 'level NAME latency_us L bandwidth_Bps B'\n", path, ln);
-            rc = -1;
-        } else if (!(l.latency_us > 0) || !(l.bandwidth > 0)) {
-            fprintf(stderr, "%s:%d: latency and bandwidth must be positive\n", path, ln);
-            rc = -1;
-        } else if (*nlv == MAX_LEVELS) {
-            fprintf(stderr, "%s:%d: more than %d levels\n", path, ln, MAX_LEVELS);
-            rc = -1;
-        } else {
-            for (int i = 0; i < *nlv; i++)
-                if (strcmp(lv[i].name, l.name) == 0) {
-                    fprintf(stderr, "%s:%d: level %s given twice\n", path, ln, l.name);
-                    rc = -1;
-                }
-            lv[(*nlv)++] = l;
-        }
-    }
-    if (rc == 0 && ln == 0) {
-        fprintf(stderr, "%s:1: empty file\n", path);
-        rc = -1;
-    } else if (rc == 0 && *nlv == 0) {
-        fprintf(stderr, "%s:%d: no level lines\n", path, ln);
-        rc = -1;
-    }
-    fclose(f);
-    return rc;
+    return 0;
 }
 
-static void print_levels(const char *path, const perf_level *lv, int n, int json)
+static void print_levels(const char *path, const hc_perf *pf, int json)
 {
     if (json) {
         printf("{\"file\": ");
         hc_json_str(stdout, path);
         printf(", \"levels\": [");
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < pf->nlevels; i++) {
             printf("%s{\"name\": ", i ? ", " : "");
-            hc_json_str(stdout, lv[i].name);
-            printf(", \"latency_us\": %.6g, \"bandwidth_Bps\": %.6g}", lv[i].latency_us,
-                   lv[i].bandwidth);
+            hc_json_str(stdout, pf->name[i]);
+            printf(", \"latency_us\": %.6g, \"bandwidth_Bps\": %.6g}", pf->latency_us[i],
+                   pf->bandwidth[i]);
         }
         printf("]}\n");
         return;
     }
     printf("%-10s %12s %16s\n", "level", "latency_us", "bandwidth_GB/s");
-    for (int i = 0; i < n; i++)
-        printf("%-10s %12.2f %16.2f\n", lv[i].name, lv[i].latency_us, lv[i].bandwidth / 1e9);
+    for (int i = 0; i < pf->nlevels; i++)
+        printf("%-10s %12.2f %16.2f\n", pf->name[i], pf->latency_us[i], pf->bandwidth[i] / 1e9);
     printf("machine file: %s (use it with HIERCOLL_MACHINE_FILE=%s)\n", path, path);
 }
 
@@ -161,12 +111,11 @@ int hc_cmd_commperf(int argc, char **argv)
         fprintf(stderr, "hiercoll commperf: unexpected argument '%s'\n", argv[optind]);
         return HC_EXIT_USAGE;
     }
-    perf_level lv[MAX_LEVELS];
-    int nlv;
+    hc_perf pf;
     if (check) {
-        if (read_perf(check, lv, &nlv) != 0)
+        if (read_perf(check, &pf) != 0)
             return HC_EXIT_FAIL;
-        print_levels(check, lv, nlv, json);
+        print_levels(check, &pf, json);
         return HC_EXIT_OK;
     }
     const char *tool = hc_tool("commperf");
@@ -210,8 +159,8 @@ int hc_cmd_commperf(int argc, char **argv)
         fprintf(stderr, "hiercoll commperf: hiercoll-commperf failed (exit status %d)\n", rc);
         return HC_EXIT_FAIL;
     }
-    if (read_perf(out, lv, &nlv) != 0)
+    if (read_perf(out, &pf) != 0)
         return HC_EXIT_FAIL;
-    print_levels(out, lv, nlv, json);
+    print_levels(out, &pf, json);
     return HC_EXIT_OK;
 }
