@@ -6,10 +6,13 @@
  * are what compares. Exit status 1 if hiercoll's best is worse than the paper's algorithm on
  * any row, or not strictly better than TML and TMRR on a 2-D grid row.
  *
- *   hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] */
+ *   hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown]
+ *   hiercoll-maptables --scale   16 384 ranks, about a million edges, `auto`: exit 1 if it
+ *                                takes 10 s of CPU or more */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hc_map.h"
 #include "hc_util.h"
@@ -154,6 +157,65 @@ out:
     return rc;
 }
 
+/* A 128 x 128 torus with radius-3 stencil edges (weights falling with distance) plus random
+ * long edges up to about a million edges, on node:512 package:2 core:16. */
+static int scale_run(unsigned seed)
+{
+    enum { R = 128, N = R * R, EXTRA = 590000 };
+    long long cap = (long long)N * 24 + EXTRA;
+    int *s = malloc(sizeof(int) * (size_t)cap), *d = malloc(sizeof(int) * (size_t)cap);
+    double *w = malloc(sizeof(double) * (size_t)cap);
+    long long n = 0;
+    if (!s || !d || !w)
+        return 1;
+    for (int x = 0; x < R; x++)
+        for (int y = 0; y < R; y++)
+            for (int dx = -3; dx <= 3; dx++)
+                for (int dy = -3; dy <= 3; dy++) {
+                    if (dx < 0 || (dx == 0 && dy <= 0))
+                        continue;
+                    s[n] = x * R + y;
+                    d[n] = ((x + dx + R) % R) * R + (y + dy + R) % R;
+                    w[n++] = (1 + next_rand(&seed) % 10000) * 1000.0 / (1 + abs(dx) + abs(dy));
+                }
+    for (int e = 0; e < EXTRA; e++) {
+        s[n] = (int)(next_rand(&seed) % N);
+        d[n] = (int)(next_rand(&seed) % N);
+        w[n++] = 1 + next_rand(&seed) % 100;
+    }
+    hc_graph g;
+    hc_machine m;
+    char err[256], name[64];
+    double bw[3] = {1.25e9, 1e10, 2e10};
+    int rc = 1;
+    if (hc_graph_from_triples(&g, N, n, s, d, w) != 0 ||
+        hc_machine_from_synthetic(&m, "node:512 package:2 core:16", bw, 3, err, sizeof err) != 0)
+        return 1;
+    free(s);
+    free(d);
+    free(w);
+    int *map = malloc(sizeof(int) * N);
+    clock_t c0 = clock();
+    uint64_t t0 = hc_now_ns();
+    if (map && hc_map_compute(&g, &m, HC_MAPALGO_AUTO, seed, map, name, sizeof name, err,
+                              sizeof err) == 0) {
+        double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        double wall = (double)(hc_now_ns() - t0) / 1e9;
+        hc_map_cost c = hc_map_cost_eval(&g, &m, map);
+        int lin[N];
+        hc_map_tml(&g, &m, lin);
+        hc_map_cost l = hc_map_cost_eval(&g, &m, lin);
+        printf("scale: %d ranks, %lld edges on %s: %s in %.2f s CPU (%.2f s wall); cost max "
+               "%.4g (TML %.4g), sum %.4g (TML %.4g)\n", N, g.xadj[N] / 2, "node:512 package:2 "
+               "core:16", name, cpu, wall, c.max, l.max, c.sum, l.sum);
+        rc = cpu < 10 && c.max <= l.max ? 0 : 1;
+    }
+    free(map);
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     unsigned seed = 1;
@@ -165,8 +227,10 @@ int main(int argc, char **argv)
             only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--markdown"))
             md = 1;
+        else if (!strcmp(argv[i], "--scale"))
+            return scale_run(seed);
         else if (!strcmp(argv[i], "--help")) {
-            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown]\n");
+            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] | --scale\n");
             return 0;
         } else {
             fprintf(stderr, "hiercoll-maptables: unknown argument '%s'\n", argv[i]);
