@@ -64,7 +64,11 @@ void hc_ar_shm_free(hc_ar_state *st);
 /* Every local rank reduces every local vector (small messages). */
 int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                     void *recvbuf, int64_t count);
-/* Largest count hc_ar_shm_small takes. */
+/* Several nodes: the node's vectors reduced by its leader, the vendor's allreduce among the
+ * leaders, the result shared through the segment. Works with one rank per node too. */
+int hc_ar_shm_small_nodes(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                          void *recvbuf, int64_t count);
+/* Largest count hc_ar_shm_small and hc_ar_shm_small_nodes take. */
 int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r);
 /* Reduce-scatter through shared memory chunk by chunk, then (when lat has dimensions beyond
  * the first, which is the node) the point-to-point ring on each rank's slice, then

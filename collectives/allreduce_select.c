@@ -98,7 +98,7 @@ static int builtin_choice(const hc_comm *c, long long bytes)
     if (c->num_nodes == 1)
         return HC_ALLREDUCE_SHM;
     if (bytes < HC_AR_RING_MIN_BYTES)
-        return HC_ALLREDUCE_VENDOR;
+        return HC_ALLREDUCE_SHM; /* node, then leaders, then node */
     return c->nodes_regular ? HC_ALLREDUCE_RING : HC_ALLREDUCE_RING1D;
 }
 
@@ -172,6 +172,12 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
     int coords[HC_RING_MAXD];
     lattice_for(c, choice, bytes, &lat, &how);
     hc_lattice_coords(&lat, c->rank, coords);
+    /* Small vectors across nodes: reduce in each node, the vendor among the leaders. */
+    if (choice == HC_ALLREDUCE_SHM && c->num_nodes > 1 && bytes < HC_AR_RING_MIN_BYTES &&
+        hc_ar_shm_setup(c, st) && count <= hc_ar_shm_small_max(c, st, r)) {
+        announce(c, st, &lat, "small vectors: node, leaders, node", 1);
+        return hc_ar_shm_small_nodes(c, st, r, sb, rb, count);
+    }
     /* The first dimension is the node when the ranks of each node fill it in order. */
     int shm = lat.d > 0 && c->local_size > 1 && c->nodes_regular &&
               lat.dims[0] == c->local_size && choice != HC_ALLREDUCE_RING1D &&

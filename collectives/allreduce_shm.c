@@ -8,6 +8,7 @@
  * phase q is read in phase q+1 and rewritten no earlier than q+2, after every reader has
  * published q+2; so two parities suffice and no extra barrier is needed. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "allreduce_impl.h"
@@ -22,6 +23,8 @@ typedef struct ar_flag {
 
 /* Up to this many bytes per vector, every rank reduces every vector (latency path). */
 #define HC_AR_SMALL_BYTES (16 * 1024)
+/* Leaders gather all nodes' small vectors up to this many bytes in total. */
+#define HC_AR_GATHER_BYTES (256 * 1024)
 
 static size_t header_bytes(int nlocal)
 {
@@ -98,6 +101,57 @@ int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *se
     publish_and_wait(c, st);
     reduce_inputs(c, st, r, parity, recvbuf, 0, count);
     return MPI_SUCCESS;
+}
+
+/* Among the node leaders, in place on buf: gather every node's vector and reduce them in
+ * node order (the same bits everywhere, with hiercoll's kernels) while that stays small;
+ * beyond, the vendor's allreduce. */
+static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void *buf,
+                             int64_t count)
+{
+    size_t stride = (size_t)count * (size_t)r->extent;
+    size_t need = stride * (size_t)c->num_nodes;
+    if (need > HC_AR_GATHER_BYTES)
+        return PMPI_Allreduce_c(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
+    if (st->tmp_bytes < need) {
+        free(st->tmp);
+        st->tmp = malloc(need);
+        st->tmp_bytes = st->tmp ? need : 0;
+        if (!st->tmp)
+            return MPI_ERR_NO_MEM;
+    }
+    char *all = st->tmp;
+    int rc = PMPI_Allgather_c(buf, (MPI_Count)count, r->dt, all, (MPI_Count)count, r->dt,
+                              c->leaders);
+    hc_red_apply(r, buf, all + stride, all, count);
+    for (int n = 2; n < c->num_nodes; n++)
+        hc_red_apply(r, buf, all + (size_t)n * stride, buf, count);
+    return rc;
+}
+
+int hc_ar_shm_small_nodes(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                          void *recvbuf, int64_t count)
+{
+    size_t span = hc_red_span(r, count);
+    int rc = MPI_SUCCESS;
+    if (c->local_size == 1) {
+        if (sendbuf != recvbuf)
+            memcpy(recvbuf, sendbuf, span);
+        return leaders_allreduce(c, st, r, recvbuf, count);
+    }
+    int parity = (int)(st->shm.phase & 1);
+    memcpy(slot(c, st, parity, c->local_rank), sendbuf, span);
+    publish_and_wait(c, st);
+    char *res = slot(c, st, (int)(st->shm.phase & 1), c->local_size);
+    if (c->local_rank == 0) {
+        reduce_inputs(c, st, r, parity, recvbuf, 0, count);
+        rc = leaders_allreduce(c, st, r, recvbuf, count);
+        memcpy(res, recvbuf, span);
+    }
+    publish_and_wait(c, st);
+    if (c->local_rank != 0)
+        memcpy(recvbuf, res, span);
+    return rc;
 }
 
 /* dst = slice [off, off+n) of the chunk reduced over the local ranks, this rank's part read

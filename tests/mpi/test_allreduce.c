@@ -9,7 +9,8 @@
  * hc-test: np=1,2,3 preload=both timeout=240
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d,HC_T_AR_LIGHT=1
  * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
- * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1,HC_T_AR_LIGHT=1
  * hc-test: np=6 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_DIMS=3x2,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_RING_DIMS=2x4,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
