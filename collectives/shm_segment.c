@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "hc_config.h"
@@ -16,6 +17,27 @@ static atomic_size_t bytes_in_use;
 static atomic_uint segment_counter;
 
 size_t hc_shm_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
+
+/* tmpfs accepts ftruncate beyond its free space and then kills the process with SIGBUS on
+ * the first touch of a missing page: check the space first (racy against other users of
+ * /dev/shm, but it turns the common case of a full /dev/shm into a clean fallback).
+ * HIERCOLL_FAULT_SHM=n makes the n-th creation and every later one fail here, for tests. */
+static int space_for(int fd, size_t bytes)
+{
+    static atomic_llong attempts;
+    long long nth = atomic_fetch_add(&attempts, 1) + 1;
+    if (hc_cfg.fault_shm.i > 0 && nth >= hc_cfg.fault_shm.i) {
+        errno = ENOSPC;
+        return 0;
+    }
+    struct statvfs sv;
+    if (fstatvfs(fd, &sv) == 0 && sv.f_blocks > 0 &&
+        (unsigned long long)sv.f_bavail * sv.f_frsize < bytes) {
+        errno = ENOSPC;
+        return 0;
+    }
+    return 1;
+}
 
 static size_t page_round(size_t bytes)
 {
@@ -38,9 +60,14 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
         snprintf(name, sizeof name, "/hiercoll-%u-%d-%u", (unsigned)getuid(), (int)getpid(),
                  atomic_fetch_add(&segment_counter, 1));
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)out->size) != 0) {
-            hc_warn("cannot create shared segment %s of %zu bytes (%s); using the vendor path",
-                    name, out->size, strerror(errno));
+        if (fd < 0 || !space_for(fd, out->size) || ftruncate(fd, (off_t)out->size) != 0) {
+            int err = errno;
+            if (fd >= 0)
+                shm_unlink(name); /* nobody will attach: do not leave it behind */
+            /* One line per process: every later communicator would say the same. */
+            hc_warn_once("cannot create shared segment %s of %zu bytes (%s); communicators "
+                         "that need one use the vendor path",
+                         name, out->size, strerror(err));
             ok = 0;
         }
     } else {
