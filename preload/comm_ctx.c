@@ -185,8 +185,7 @@ static int build_topology(hc_comm *c)
     }
     memset(&mine, 0, sizeof mine);
     memcpy(mine.host, me->host, sizeof mine.host);
-    long long k = hc_cfg.virtual_node_size.i;
-    mine.vnode = k > 0 ? (int)(hc_world_rank / k) : 0;
+    mine.vnode = hc_virtual_node();
     mine.core = me->core;
     mine.numa = me->numa;
     PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->comm);

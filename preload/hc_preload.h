@@ -32,6 +32,9 @@ typedef struct hc_host_info {
     int bound; /* 1 if bound to a single CPU */
 } hc_host_info;
 const hc_host_info *hc_host_info_get(void);
+/* This rank's virtual node (HIERCOLL_VIRTUAL_NODE_SIZE): the one the launch mapping gives
+ * (HIERCOLL_MAPPING), else world rank / k; 0 without virtual nodes. */
+int hc_virtual_node(void);
 
 /* Profiler (preload/prof*.c) and mapping check hooks called by MPI_Init/MPI_Finalize. */
 void hc_prof_init(void);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hc_bind.h"
+#include "hc_config.h"
 #include "hc_preload.h"
 
 static hc_host_info info;
@@ -25,4 +27,14 @@ const hc_host_info *hc_host_info_get(void)
 {
     pthread_once(&once, read_host_info);
     return &info;
+}
+
+int hc_virtual_node(void)
+{
+    long long k = hc_cfg.virtual_node_size.i;
+    if (k <= 0)
+        return 0;
+    /* In a remapped run the mapping says which virtual node a rank belongs to. */
+    int mapped = hc_mapping_vnode();
+    return mapped >= 0 ? mapped : (int)(hc_world_rank / k);
 }
