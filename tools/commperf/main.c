@@ -202,6 +202,10 @@ int main(int argc, char **argv)
     locate(&me, vnode, o.bind);
     MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, MPI_COMM_WORLD);
 
+    if (rank == 0 && cfg.verbose.i >= 1)
+        for (int r = 0; r < nranks; r++)
+            fprintf(stderr, "hiercoll-commperf: rank %d on %s (%s) core %d package %d numa %d\n", r,
+                    all[r].host, all[r].real, all[r].core, all[r].package, all[r].numa);
     /* Every rank computes the same pairs from the same data: the first pair in rank order
      * meeting at each level. */
     int pa[NLEVELS], pb[NLEVELS], nfound = 0;
