@@ -3,7 +3,9 @@
 # rank out of range, inconsistent total, unsorted rows, truncated row, missing file).
 . tests/e2e/cli_common.bash
 
-fresh() { rm -rf "$TMP/p"; mkdir "$TMP/p"; python3 tests/e2e/report_gen.py "$TMP/p" 8 2 || fail gen; }
+mkdir "$TMP/good"
+python3 tests/e2e/report_gen.py "$TMP/good" 8 2 || fail "generator"
+fresh() { rm -rf "$TMP/p"; cp -r "$TMP/good" "$TMP/p"; }
 # corrupt FILE LINE SED-SCRIPT REASON-REGEX
 corrupt() {
     fresh
