@@ -42,7 +42,7 @@ LIB_PRELOAD := $(BUILD)/lib/libhiercoll.so
 
 # tools/<dir>/ builds build/bin/hiercoll-<dir> (tools/hiercoll/ builds build/bin/hiercoll).
 # Programs that are MPI programs are listed here; the rest are plain C.
-MPI_TOOLS   := bench commperf
+MPI_TOOLS   := bench commperf pingpong
 TOOL_DIRS   := $(patsubst tools/%/,%,$(filter %/,$(wildcard tools/*/)))
 tool_bin     = $(BUILD)/bin/$(if $(filter hiercoll,$(1)),hiercoll,hiercoll-$(1))
 TOOL_BINS   := $(foreach t,$(TOOL_DIRS),$(if $(wildcard tools/$(t)/*.c),$(call tool_bin,$(t))))

@@ -110,8 +110,25 @@ void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes);
         return rc_;                                                              \
     } while (0)
 
-/* Size in bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors). */
-uint64_t hc_prof_bytes(MPI_Count count, MPI_Datatype dt);
+/* Size in bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors). The common
+ * predefined types are answered without a call. */
+uint64_t hc_prof_bytes_slow(MPI_Count count, MPI_Datatype dt);
+static inline uint64_t hc_prof_bytes(MPI_Count count, MPI_Datatype dt)
+{
+    if (count <= 0)
+        return 0;
+    if (dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_UNSIGNED_CHAR)
+        return (uint64_t)count;
+    if (dt == MPI_INT || dt == MPI_FLOAT || dt == MPI_UNSIGNED)
+        return (uint64_t)count * 4;
+    if (dt == MPI_DOUBLE || dt == MPI_LONG_LONG || dt == MPI_INT64_T || dt == MPI_UINT64_T)
+        return (uint64_t)count * 8;
+    return hc_prof_bytes_slow(count, dt);
+}
+
+/* hc_comm_get through a per-thread cache (PMPI_Comm_get_attr costs as much as the rest of
+ * the recording); entries die when any context is freed. NULL when comm has no context. */
+hc_comm *hc_prof_comm(MPI_Comm comm);
 
 /* Point-to-point send to dest of comm, recorded at the sender in world ranks. */
 void hc_prof_p2p(int fn, uint64_t t0, MPI_Count count, MPI_Datatype dt, int dest, MPI_Comm comm);
