@@ -1,4 +1,5 @@
-/* Node-local shared segments: create, attach, unlink at once, agree on failure. */
+/* Node-local shared segments: create (anonymous memfd, else a named segment unlinked as soon
+ * as all have attached), attach, agree on failure. */
 #include "hc_shm.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@ size_t hc_shm_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
  * HIERCOLL_FAULT_SHM=n makes the n-th creation and every later one fail here, for tests. */
 static int space_for(int fd, size_t bytes)
 {
-    static atomic_llong attempts;
+    static atomic_llong attempts; /* creations, counted on the creating rank */
     long long nth = atomic_fetch_add(&attempts, 1) + 1;
     if (hc_cfg.fault_shm.i > 0 && nth >= hc_cfg.fault_shm.i) {
         errno = ENOSPC;
@@ -45,33 +46,46 @@ static size_t page_round(size_t bytes)
     return (bytes + page - 1) / page * page;
 }
 
-int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
+/* Rank 0's side of one try: an anonymous file (memfd) that exists only while someone holds
+ * it, so a crash at any moment leaves nothing anywhere; or a named /dev/shm segment when the
+ * peers cannot open the memfd through /proc. name receives what the peers open. */
+static int create_file(int anonymous, size_t size, char *name, size_t namelen)
 {
-    out->base = NULL;
-    out->size = page_round(bytes ? bytes : 1);
-    char name[96];
-    int fd = -1, ok = 1;
-
-    /* Every local rank checks the budget with the same numbers, so they agree. */
-    if ((long long)(hc_shm_bytes_in_use() + out->size) > hc_cfg.shm_limit.i)
-        ok = 0;
-
-    if (c->local_rank == 0 && ok) {
-        snprintf(name, sizeof name, "/hiercoll-%u-%d-%u", (unsigned)getuid(), (int)getpid(),
+    int fd;
+    if (anonymous) {
+        fd = memfd_create("hiercoll", MFD_CLOEXEC);
+        snprintf(name, namelen, "/proc/%d/fd/%d", (int)getpid(), fd);
+    } else {
+        snprintf(name, namelen, "/hiercoll-%u-%d-%u", (unsigned)getuid(), (int)getpid(),
                  atomic_fetch_add(&segment_counter, 1));
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 || !space_for(fd, out->size) || ftruncate(fd, (off_t)out->size) != 0) {
-            int err = errno;
-            if (fd >= 0)
-                shm_unlink(name); /* nobody will attach: do not leave it behind */
-            /* One line per process: every later communicator would say the same. */
-            hc_warn_once("cannot create shared segment %s of %zu bytes (%s); communicators "
-                         "that need one use the vendor path",
-                         name, out->size, strerror(err));
-            ok = 0;
-        }
-    } else {
-        name[0] = 0;
+    }
+    if (fd >= 0 && space_for(fd, size) && ftruncate(fd, (off_t)size) == 0)
+        return fd;
+    int err = errno;
+    if (fd >= 0) {
+        close(fd);
+        if (!anonymous)
+            shm_unlink(name); /* nobody will attach: do not leave it behind */
+    }
+    /* One line per process: every later communicator would say the same. */
+    hc_warn_once("cannot create a shared segment of %zu bytes (%s); communicators that need "
+                 "one use the vendor path",
+                 size, strerror(err));
+    errno = err;
+    return -1;
+}
+
+/* One try, collective over c->local. Returns 1 when every rank mapped the segment; else 0,
+ * with *retry set (identically everywhere) when the creator succeeded but a peer could not
+ * attach, which a named segment may fix. */
+static int attempt(hc_comm *c, hc_shm *out, int ok, int anonymous, int *retry)
+{
+    int fd = -1;
+    char name[92] = "";
+    if (c->local_rank == 0 && ok) {
+        fd = create_file(anonymous, out->size, name, sizeof name);
+        ok = fd >= 0;
     }
     /* The name travels with the creator's verdict. */
     struct { int ok; char name[92]; } msg;
@@ -81,7 +95,7 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
     ok = msg.ok && ok;
 
     if (ok && c->local_rank != 0) {
-        fd = shm_open(msg.name, O_RDWR, 0600);
+        fd = anonymous ? open(msg.name, O_RDWR | O_CLOEXEC) : shm_open(msg.name, O_RDWR, 0600);
         if (fd < 0)
             ok = 0;
     }
@@ -92,20 +106,34 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
             ok = 0;
         }
     }
-    if (fd >= 0)
+    /* The creator keeps its descriptor until everyone has attached: the peers open the
+     * memfd through it. */
+    if (fd >= 0 && c->local_rank != 0)
         close(fd);
-
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->local);
-    /* Everyone has attached (or given up): the name is no longer needed. */
-    if (c->local_rank == 0 && msg.ok)
-        shm_unlink(msg.name);
-    if (!all_ok) {
-        if (out->base)
-            munmap(out->base, out->size);
-        out->base = NULL;
-        return -1;
+    if (c->local_rank == 0 && msg.ok) {
+        close(fd);
+        if (!anonymous)
+            shm_unlink(msg.name); /* everyone has attached (or given up) */
     }
+    *retry = !all_ok && msg.ok && anonymous;
+    if (!all_ok && out->base) {
+        munmap(out->base, out->size);
+        out->base = NULL;
+    }
+    return all_ok;
+}
+
+int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
+{
+    out->base = NULL;
+    out->size = page_round(bytes ? bytes : 1);
+    /* Every local rank checks the budget; the tries below agree on the verdict. */
+    int ok = (long long)(hc_shm_bytes_in_use() + out->size) <= hc_cfg.shm_limit.i;
+    int retry = 0;
+    if (!attempt(c, out, ok, 1, &retry) && !(retry && attempt(c, out, ok, 0, &retry)))
+        return -1;
     atomic_fetch_add(&bytes_in_use, out->size);
     return 0;
 }
