@@ -41,7 +41,7 @@ static int count_dir(const char *path, const char *prefix)
     return n;
 }
 
-/* Mappings of shared segments (hiercoll's are unlinked, so they show as "(deleted)"). */
+/* Mappings of shared segments: named ones (unlinked, "(deleted)") and memfds. */
 static int shm_mappings(void)
 {
     FILE *f = fopen("/proc/self/maps", "r");
@@ -50,7 +50,7 @@ static int shm_mappings(void)
     if (!f)
         return -1;
     while (fgets(line, sizeof line, f))
-        n += strstr(line, "/dev/shm/") != NULL;
+        n += strstr(line, "/dev/shm/") != NULL || strstr(line, "memfd:") != NULL;
     fclose(f);
     return n;
 }
