@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A profile directory that cannot be written (read-only file system, full file system, a path
+# through a regular file): one warning, the program's own output and exit status unchanged,
+# no half-written file left.
+# The two file-system cases mount a tmpfs in a private mount namespace (unshare -m).
+set -u
+BUILD=${HC_TEST_BUILD:-build}
+LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+PROG=$PWD/$BUILD/tests/mpi/test_fault_loop
+tmp=$(mktemp -d)
+trap 'umount "$tmp/mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail=0
+
+# The reference: the same run without the profiler.
+"$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "$PROG" --iters 4 >"$tmp/ref" 2>&1 || {
+    echo "reference run failed"; cat "$tmp/ref"; exit 1; }
+
+# check NAME: compares $tmp/out/$tmp/err/$tmp/rc with the reference.
+check() {
+    local name=$1 rc
+    rc=$(cat "$tmp/rc")
+    if [ "$rc" = 77 ]; then echo "skip $name: cannot mount here"; return; fi
+    if [ "$rc" -ne 0 ] || ! cmp -s "$tmp/out" "$tmp/ref"; then
+        echo "FAIL $name: exit $rc, output differs from the run without profiling:"
+        diff "$tmp/ref" "$tmp/out" | head; fail=1
+    fi
+    local w
+    w=$(grep -c 'hiercoll.*warning' "$tmp/err")
+    if [ "$w" -ne 1 ]; then
+        echo "FAIL $name: $w warning lines, want 1:"; cat "$tmp/err"; fail=1
+    else
+        echo "ok   $name: $(grep warning "$tmp/err" | cut -c1-150)"
+    fi
+}
+
+mkdir -p "$tmp/mnt"
+# run NAME MOUNT-OPTIONS PROFILE-PATH (MOUNT-OPTIONS empty: no mount)
+run() {
+    local name=$1 opts=$2 dir=$3
+    timeout 120 unshare -m sh -c '
+        if [ -n "$4" ]; then mount -t tmpfs -o "$4" tmpfs "$5" 2>/dev/null || { echo 77 >"$6/rc"; exit; }; fi
+        [ -n "$7" ] && dd if=/dev/zero of="$5/fill" bs=4k count=1000 2>/dev/null
+        [ -n "$8" ] && mount -o remount,ro "$5"
+        "$0" -n 2 -genv LD_PRELOAD "$1" -genv HIERCOLL_PROFILE "$3" "$2" --iters 4 \
+            >"$6/out" 2>"$6/err"
+        echo $? >"$6/rc"
+        ls -A "$5" | grep -v "^fill$" >"$6/left"' \
+        "$MPIEXEC" "$LIB" "$PROG" "$dir" "$opts" "$tmp/mnt" "$tmp" "${FILL:-}" "${RO:-}"
+    check "$name"
+    if [ -s "$tmp/left" ]; then
+        echo "FAIL $name: half-written files left: $(cat "$tmp/left")"; fail=1
+    fi
+}
+if unshare -m true 2>/dev/null; then
+    RO=1 run "read-only file system" size=1m "$tmp/mnt/prof"
+    FILL=1 run "full file system" size=64k "$tmp/mnt/prof"
+else
+    echo "skip read-only and full file systems: unshare -m not permitted"
+fi
+touch "$tmp/file"
+"$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$tmp/file/prof" "$PROG" --iters 4 \
+    >"$tmp/out" 2>"$tmp/err"
+echo $? >"$tmp/rc"
+check "path through a regular file"
+exit "$fail"
