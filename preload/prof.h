@@ -99,16 +99,20 @@ void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t by
 /* Ends a timed call: per-function totals and, with call sites on, the caller's site. */
 void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes);
 
-/* Body of a wrapper that only times its call. */
-#define HC_PROF_TIMED(fn, call)                                                  \
+/* Body of a wrapper: the vendor call alone when profiling is off; else timed (t0_), then
+ * the recording statements (which end with hc_prof_call_end). */
+#define HC_PROF_WRAP(call, ...)                                                  \
     do {                                                                         \
         if (HC_LIKELY(!hc_prof_on))                                              \
             return call;                                                         \
         uint64_t t0_ = hc_prof_ticks();                                          \
         int rc_ = call;                                                          \
-        hc_prof_call_end(hc_prof_thread_get(), HC_PF_##fn, t0_, 0);              \
+        __VA_ARGS__;                                                             \
         return rc_;                                                              \
     } while (0)
+/* A wrapper that only times its call. */
+#define HC_PROF_TIMED(fn, call)                                                  \
+    HC_PROF_WRAP(call, hc_prof_call_end(hc_prof_thread_get(), HC_PF_##fn, t0_, 0))
 
 /* Size in bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors). The common
  * predefined types are answered without a call. */

@@ -36,18 +36,9 @@ static inline void to(coll_rec *r, int peer, uint64_t bytes)
 
 /* The skeleton: vendor call timed, then the model's statements with R pointing at the record. */
 #define HC_COLL(fn, comm, call, model)                                          \
-    do {                                                                        \
-        if (HC_LIKELY(!hc_prof_on))                                             \
-            return call;                                                        \
-        uint64_t t0_ = hc_prof_ticks();                                         \
-        int rc_ = call;                                                         \
-        coll_rec r_, *R = &r_;                                                  \
-        if (coll_begin(R, comm)) {                                              \
-            model;                                                              \
-        }                                                                       \
-        hc_prof_call_end(R->t, HC_PF_##fn, t0_, R->sent);                       \
-        return rc_;                                                             \
-    } while (0)
+    HC_PROF_WRAP(call, coll_rec r_; coll_rec *R = &r_;                          \
+                 if (coll_begin(R, comm)) { model; }                            \
+                 hc_prof_call_end(R->t, HC_PF_##fn, t0_, R->sent))
 
 /* --- the model ------------------------------------------------------------------------- */
 static void model_bcast(coll_rec *R, uint64_t bytes, int root)

@@ -7,14 +7,7 @@
 
 /* Send-side call: count, datatype, destination rank in comm. */
 #define HC_P2P(fn, call, count, dt, dest, comm)                                  \
-    do {                                                                         \
-        if (HC_LIKELY(!hc_prof_on))                                              \
-            return call;                                                         \
-        uint64_t t0_ = hc_prof_ticks();                                          \
-        int rc_ = call;                                                          \
-        hc_prof_p2p(HC_PF_##fn, t0_, (MPI_Count)(count), dt, dest, comm);        \
-        return rc_;                                                              \
-    } while (0)
+    HC_PROF_WRAP(call, hc_prof_p2p(HC_PF_##fn, t0_, (MPI_Count)(count), dt, dest, comm))
 
 /* The send forms (plain and large-count) in one line each. */
 #define HC_SEND_FORMS(Name, CountT, Suffix)                                                  \

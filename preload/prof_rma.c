@@ -76,14 +76,7 @@ static void rma(int fn, uint64_t t0, int target, MPI_Win win, uint64_t to_target
 }
 
 #define HC_RMA(fn, call, target, win, to_target, to_origin)                      \
-    do {                                                                         \
-        if (HC_LIKELY(!hc_prof_on))                                              \
-            return call;                                                         \
-        uint64_t t0_ = hc_prof_ticks();                                          \
-        int rc_ = call;                                                          \
-        rma(HC_PF_##fn, t0_, target, win, to_target, to_origin);                 \
-        return rc_;                                                              \
-    } while (0)
+    HC_PROF_WRAP(call, rma(HC_PF_##fn, t0_, target, win, to_target, to_origin))
 
 #define B(count, dt) hc_prof_bytes((MPI_Count)(count), dt)
 
