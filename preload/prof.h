@@ -31,7 +31,9 @@
     X(Bcast) X(Allreduce) X(Reduce) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Allgather)    \
     X(Allgatherv) X(Alltoall) X(Alltoallv) X(Alltoallw) X(Reduce_scatter)                      \
     X(Reduce_scatter_block) X(Scan) X(Exscan) X(Barrier) X(Neighbor_allgather)                 \
-    X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw)
+    X(Neighbor_allgatherv) X(Neighbor_alltoall) X(Neighbor_alltoallv) X(Neighbor_alltoallw)   \
+    X(Ibcast) X(Iallreduce) X(Ireduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall)        \
+    X(Ibarrier)
 
 enum hc_prof_fn {
 #define HC_PROF_ENUM(name) HC_PF_##name,

@@ -264,3 +264,53 @@ HC_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     HC_PROF_TIMED(Barrier, PMPI_Barrier(comm));
 }
+
+/* Nonblocking collectives: the same model, counted when started (time is the start's). */
+HC_EXPORT int MPI_Ibcast(void *buf, int n, MPI_Datatype dt, int root, MPI_Comm comm,
+                         MPI_Request *req)
+{
+    HC_COLL(Ibcast, comm, PMPI_Ibcast(buf, n, dt, root, comm, req),
+            model_bcast(R, B(n, dt), root));
+}
+HC_EXPORT int MPI_Iallreduce(const void *sb, void *rb, int n, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Iallreduce, comm, PMPI_Iallreduce(sb, rb, n, dt, op, comm, req),
+            model_allreduce(R, n, dt));
+}
+HC_EXPORT int MPI_Ireduce(const void *sb, void *rb, int n, MPI_Datatype dt, MPI_Op op, int root,
+                          MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Ireduce, comm, PMPI_Ireduce(sb, rb, n, dt, op, root, comm, req),
+            if (ME != root) to(R, root, B(n, dt)));
+}
+HC_EXPORT int MPI_Igather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                          MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Igather, comm, PMPI_Igather(sb, sn, st, rb, rn, rt, root, comm, req),
+            if (ME != root) to(R, root, B(sn, st)));
+}
+HC_EXPORT int MPI_Iscatter(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                           MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Iscatter, comm, PMPI_Iscatter(sb, sn, st, rb, rn, rt, root, comm, req),
+            if (ME == root) FOR_PEERS(j) to(R, j, B(sn, st)));
+}
+HC_EXPORT int MPI_Iallgather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                             MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Iallgather, comm, PMPI_Iallgather(sb, sn, st, rb, rn, rt, comm, req),
+            uint64_t b = sb == MPI_IN_PLACE ? B(rn, rt) : B(sn, st);
+            FOR_PEERS(j) to(R, j, b));
+}
+HC_EXPORT int MPI_Ialltoall(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                            MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    HC_COLL(Ialltoall, comm, PMPI_Ialltoall(sb, sn, st, rb, rn, rt, comm, req),
+            uint64_t b = sb == MPI_IN_PLACE ? B(rn, rt) : B(sn, st);
+            FOR_PEERS(j) to(R, j, b));
+}
+HC_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    HC_PROF_TIMED(Ibarrier, PMPI_Ibarrier(comm, req));
+}

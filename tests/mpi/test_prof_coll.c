@@ -41,6 +41,14 @@ static void expect_comm(const int *w, int p)
         tp_coll(w, k, k + 1, 4 * 4); /* scan */
         tp_coll(w, k, k + 1, 4 * 4); /* exscan */
     }
+    /* nonblocking forms */
+    tp_model_bcast(w, p, 0, 6 * 8);
+    tp_model_allreduce(w, p, 9, 8);
+    tp_model_reduce(w, p, p - 1, 5 * 4);
+    tp_model_reduce(w, p, 0, 3);     /* igather of 3 bytes */
+    tp_model_bcast(w, p, p - 1, 2 * 4); /* iscatter */
+    tp_model_alltoall(w, p, 1 * 8);  /* iallgather */
+    tp_model_alltoall(w, p, 3 * 4);  /* ialltoall */
 }
 
 static void exercise(MPI_Comm comm)
@@ -105,6 +113,18 @@ static void exercise(MPI_Comm comm)
     HC_T_CHECK(ob[0] == k * (k + 1) / 2, "scan gave %d", ob[0]);
     MPI_Exscan(ib, ob, 4, MPI_INT, MPI_SUM, comm);
     MPI_Barrier(comm);
+
+    MPI_Request rq[8];
+    MPI_Status rs[8];
+    MPI_Ibcast(db, 6, MPI_DOUBLE, 0, comm, &rq[0]);
+    MPI_Iallreduce(db + 100, eb + 100, 9, MPI_DOUBLE, MPI_SUM, comm, &rq[1]);
+    MPI_Ireduce(ib + 100, ob + 100, 5, MPI_INT, MPI_SUM, p - 1, comm, &rq[2]);
+    MPI_Igather(ib + 200, 3, MPI_BYTE, ob + 200, 3, MPI_BYTE, 0, comm, &rq[3]);
+    MPI_Iscatter(ib + 300, 2, MPI_INT, ob + 300, 2, MPI_INT, p - 1, comm, &rq[4]);
+    MPI_Iallgather(db + 200, 1, MPI_DOUBLE, eb + 200, 1, MPI_DOUBLE, comm, &rq[5]);
+    MPI_Ialltoall(ib + 400, 3, MPI_INT, ob + 400, 3, MPI_INT, comm, &rq[6]);
+    MPI_Ibarrier(comm, &rq[7]);
+    MPI_Waitall(8, rq, rs);
     free(ib), free(ob), free(db), free(eb), free(sc), free(rc), free(sd), free(rd), free(st),
         free(rt);
 }
