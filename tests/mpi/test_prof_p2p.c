@@ -1,6 +1,6 @@
 /* Profiler, point-to-point: a ring, an uneven 2-D stencil (MPI_PROC_NULL at the borders),
  * master-worker with buffered sends, persistent requests, sendrecv_replace, large-count and
- * zero-byte sends. Every matrix entry is checked against the pattern's formula.
+ * zero-byte sends, and sends across an intercommunicator. Every matrix entry is checked against the pattern's formula.
  * Run by tests/e2e/prof_matrix.sh with a fresh HIERCOLL_PROFILE directory.
  */
 #include "test_prof.h"
@@ -164,13 +164,36 @@ static void misc(void)
     }
 }
 
+/* Across an intercommunicator between the lower and upper halves: remote ranks name the other
+ * group. Local rank k of each half exchanges 33 bytes with remote rank k. */
+static void intercomm(void)
+{
+    int n = hc_t_size, half = n / 2, low = hc_t_rank < half;
+    MPI_Comm part, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, low, hc_t_rank, &part);
+    MPI_Intercomm_create(part, 0, MPI_COMM_WORLD, low ? half : 0, 12, &inter);
+    int k;
+    MPI_Comm_rank(part, &k);
+    char out[33] = {0}, in[33];
+    if (k < half)
+        MPI_Sendrecv(out, 33, MPI_BYTE, k, 13, in, 33, MPI_BYTE, k, 13, inter, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&part);
+    for (int q = 0; q < half; q++) {
+        tp_expect(q, half + q, TP_P2P, 33, 1);
+        tp_expect(half + q, q, TP_P2P, 33, 1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tp_init(&argc, &argv, -1);
     ring();
     stencil();
-    if (hc_t_size > 1)
+    if (hc_t_size > 1) {
         master_worker();
+        intercomm();
+    }
     persistent();
     misc();
     return tp_finish();
