@@ -58,6 +58,13 @@ int hc_run(char *const argv[])
     return 1;
 }
 
+void hc_print_argv(char *const argv[])
+{
+    for (int i = 0; argv[i]; i++)
+        printf("%s%s", i ? " " : "", argv[i]);
+    printf("\n");
+}
+
 const char *hc_mpiexec(void)
 {
     const char *m = getenv("MPIEXEC");

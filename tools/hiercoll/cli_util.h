@@ -11,6 +11,9 @@ void hc_json_str(FILE *out, const char *s);
  * could not be started). */
 int hc_run(char *const argv[]);
 
+/* Prints argv on one line (what --dry-run shows). */
+void hc_print_argv(char *const argv[]);
+
 /* The MPI launcher: $MPIEXEC, else mpiexec.mpich. */
 const char *hc_mpiexec(void);
 /* libhiercoll.so beside this program (../lib/), or NULL with a message on stderr. */

@@ -127,9 +127,7 @@ int hc_cmd_bench(int argc, char **argv)
         args[n++] = "--csv";
     args[n] = NULL;
     if (dry) {
-        for (int i = 0; i < n; i++)
-            printf("%s%s", i ? " " : "", args[i]);
-        printf("\n");
+        hc_print_argv(args);
         free(bench);
         return HC_EXIT_OK;
     }

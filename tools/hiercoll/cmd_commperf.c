@@ -147,9 +147,7 @@ int hc_cmd_commperf(int argc, char **argv)
     args[n++] = "--quiet";
     args[n] = NULL;
     if (dry) {
-        for (int i = 0; i < n; i++)
-            printf("%s%s", i ? " " : "", args[i]);
-        printf("\n");
+        hc_print_argv(args);
         return HC_EXIT_OK;
     }
     fprintf(stderr, "hiercoll commperf: %ld ranks%s, measuring each hierarchy level...\n", np,

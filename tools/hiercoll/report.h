@@ -62,6 +62,8 @@ int rep_order_mapped(const rep_profile *p, int *order);
 const char **rep_hosts(const rep_profile *p, int mapped);
 /* Pair indices sorted by total bytes, descending (caller frees). */
 long long *rep_top_pairs(const rep_profile *p);
+/* Text escaped for XML/HTML (&, <, >, "). */
+void rep_xml(FILE *out, const char *s);
 /* "12.3 MiB" */
 const char *rep_bytes(double b, char *buf, size_t len);
 

@@ -5,19 +5,6 @@
 
 #include "report.h"
 
-static void esc(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
 /* The text summary inside <pre>: every number a reader wants, in one place. */
 static void summary_block(const rep_profile *p, FILE *out)
 {
@@ -29,7 +16,7 @@ static void summary_block(const rep_profile *p, FILE *out)
     rep_text(p, mem);
     fclose(mem);
     fprintf(out, "<pre>");
-    esc(out, buf);
+    rep_xml(out, buf);
     fprintf(out, "</pre>\n");
     free(buf);
 }
@@ -38,7 +25,7 @@ void rep_html(const rep_profile *p, FILE *out)
 {
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>"
                  "hiercoll report: ");
-    esc(out, p->dir);
+    rep_xml(out, p->dir);
     fprintf(out, "</title>\n<style>\n"
                  "body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}\n"
                  "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\n"
@@ -47,7 +34,7 @@ void rep_html(const rep_profile *p, FILE *out)
                  ".matrices figure{margin:0}figcaption{font-size:.9em;color:#444;max-width:700px}\n"
                  "</style></head><body>\n");
     fprintf(out, "<h1>hiercoll profile report</h1>\n<p>");
-    esc(out, p->dir);
+    rep_xml(out, p->dir);
     fprintf(out, ": %d ranks on %d host%s.</p>\n", p->nranks, p->nhosts, p->nhosts == 1 ? "" : "s");
 
     fprintf(out, "<h2>Communication matrix</h2>\n<div class=\"matrices\">\n<figure id=\"as-run\">\n");
@@ -66,7 +53,7 @@ void rep_html(const rep_profile *p, FILE *out)
         free(host);
         fprintf(out, "<figcaption>The same traffic with ranks where mapping.txt places them "
                      "(algorithm ");
-        esc(out, p->map.algorithm);
+        rep_xml(out, p->map.algorithm);
         fprintf(out, ").</figcaption>\n</figure>\n");
     } else {
         fprintf(out, "<p>No mapping.txt in this profile: no mapped matrix.</p>\n");
@@ -76,6 +63,6 @@ void rep_html(const rep_profile *p, FILE *out)
     summary_block(p, out);
     fprintf(out, "<p>Files: taskgraph.graph, comm_bytes.csv, ranks.csv, callsites.csv%s in ",
             p->has_mapping ? ", mapping.txt, next-run.sh" : "");
-    esc(out, p->dir);
+    rep_xml(out, p->dir);
     fprintf(out, ".</p>\n</body></html>\n");
 }

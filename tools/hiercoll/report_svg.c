@@ -34,19 +34,6 @@ static void colour(double t, char *buf, size_t len)
     snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-static void xml_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
 void rep_svg(const rep_profile *p, const int *order, const char *const *host, const char *title,
              FILE *out)
 {
@@ -82,10 +69,10 @@ void rep_svg(const rep_profile *p, const int *order, const char *const *host, co
                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
             W, H, W, H);
     fprintf(out, "<title>");
-    xml_text(out, title);
+    rep_xml(out, title);
     fprintf(out, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
     fprintf(out, "<text x=\"%.0f\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", LEFT);
-    xml_text(out, title);
+    rep_xml(out, title);
     fprintf(out, "</text>\n<text x=\"%.0f\" y=\"34\" fill=\"#444\">bytes sender (rows) to "
                  "receiver (columns), log colour scale; %d ranks",
             LEFT, n);
@@ -130,7 +117,7 @@ void rep_svg(const rep_profile *p, const int *order, const char *const *host, co
             fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#1f4e99\" "
                          "font-size=\"10\">",
                     mid, TOP - 18);
-            xml_text(out, host[order[seg_start]]);
+            rep_xml(out, host[order[seg_start]]);
             fprintf(out, "</text>\n");
         }
         seg_start = i;

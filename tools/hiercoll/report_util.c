@@ -92,6 +92,19 @@ long long *rep_top_pairs(const rep_profile *p)
     return idx;
 }
 
+void rep_xml(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
 const char *rep_bytes(double b, char *buf, size_t len)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
