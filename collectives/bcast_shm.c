@@ -19,7 +19,8 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 
-/* Seed 002's model with b = 1 MiB per rank and t_w/t measured here (docs/algorithms-bcast.md). */
+/* Seed 002's model with b = 1 MiB per rank; t_w/t chosen so f = 16 KiB, s = 64, which measured
+ * as fast as the model's larger f here and pipelines 64 KiB messages (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (1u << 20)
 #define HC_BCAST_TW_OVER_T 256.0
 
@@ -45,8 +46,11 @@ static int choose_tree(const hc_bstate *st)
     for (int r = 1; r < st->n; r++)
         if (st->domain[r] != st->domain[0])
             return HC_TREE_NUMA;
-    /* Measured on 2 cores with up to 8 ranks: see docs/algorithms-bcast.md. */
-    return HC_TREE_FLAT;
+    /* Flat measured best here up to 8 ranks, oversubscribed or not (docs/algorithms-bcast.md):
+     * a reader that must forward can be descheduled and delay its subtree. Beyond that the
+     * root's n-1 notifications grow linear, so a k-ary tree takes over. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return st->n <= 8 || st->n > cpus ? HC_TREE_FLAT : HC_TREE_KARY;
 }
 
 static int build_trees(hc_bstate *st)
@@ -100,7 +104,8 @@ hc_bstate *hc_bshm_create(hc_comm *c)
         st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
     if (hc_cfg.bcast_queue.i > 0)
         st->s = (int)hc_cfg.bcast_queue.i;
-    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : 2;
+    /* Sets of 8 buffers: measured better than 2 sets for messages beyond the queue. */
+    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : HC_MAX(1, st->s / 8);
     if (st->q > st->s || st->s % st->q)
         st->q = 1; /* sets must split the queue evenly */
     st->cells_off = sizeof(hc_bhead);

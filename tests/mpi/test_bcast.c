@@ -3,6 +3,7 @@
  * root and the readers, interleaved and reordered communicators, thousands of calls.
  * hc-test: np=1,2 preload=both timeout=120
  * hc-test: np=3,4 preload=yes timeout=120
+ * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=1M
  * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_SETS=2,HIERCOLL_BCAST_TREE=chain
  * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=4
