@@ -52,7 +52,9 @@ for prog in stencil2d cg_solver; do
 
     say "$prog: the recommended mapping"
     if [ -s "$dir/mapping.txt" ]; then
-        sed -n '1,40p' "$dir/mapping.txt"
+        grep -v '^rank ' "$dir/mapping.txt"
+        echo "(rank lines: $dir/mapping.txt)"
+        "$HC" report "$dir" 2>/dev/null | grep 'bytes between nodes:' || true
     else
         echo "(not available yet: the mapping engine did not write $dir/mapping.txt)"
     fi

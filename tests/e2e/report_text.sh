@@ -27,6 +27,7 @@ expect_in "$TMP/out" "MPI_Sendrecv .* caller_fn at site\.c:4$"
 expect_in "$TMP/out" "MPI_Bcast .* bcast_wrapper at lib\.so\+0x10$"
 expect_in "$TMP/out" "algorithm tmmgp\+refine"
 expect_in "$TMP/out" "^  mapped +0\.001 +0\.005$"
+expect_in "$TMP/out" "^  bytes between nodes: .* as run \([0-9.]+%\), .* with the mapping \([0-9.]+%\)$"
 
 expect_status 0 "$HC" report "$TMP/p" --json
 python3 - "$TMP/out" "$TMP/p" <<'PY' || fail "report --json"
@@ -52,6 +53,14 @@ sites = d["callsites"]
 assert [s["site"] for s in sites] == [2, 1], "sorted by time"
 assert sites[1]["caller"] == "caller_fn" and sites[1]["where"].endswith("site.c:4"), sites[1]
 assert d["mapping"]["algorithm"] == "tmmgp+refine"
+mhost = {}
+for line in open(sys.argv[2] + "/mapping.txt"):
+    w = line.split()
+    if w and w[0] == "rank":
+        mhost[int(w[1])] = w[3]
+mapped = sum(int(r["total"]) for r in rows if mhost[int(r["sender"])] != mhost[int(r["receiver"])])
+assert d["mapping"]["network_bytes"] == mapped, (d["mapping"]["network_bytes"], mapped)
+assert mapped < lv["network"], "the generated mapping keeps partners together"
 assert [c["label"] for c in d["mapping"]["costs"]] == ["launched", "mapped"]
 PY
 

@@ -11,6 +11,7 @@
 
 typedef struct totals {
     double p2p, coll, level[REP_NLEVELS];
+    double mapped_network; /* bytes between hosts with the mapping's placement, -1 if none */
     double tmin, tmed, tmax, tmean;
     int rmin, rmax;
 } totals;
@@ -24,11 +25,14 @@ static int dbl_cmp(const void *a, const void *b)
 static void compute(const rep_profile *p, totals *t)
 {
     memset(t, 0, sizeof *t);
+    t->mapped_network = p->has_mapping ? 0 : -1;
     for (long long i = 0; i < p->npairs; i++) {
         const rep_pair *x = &p->pairs[i];
         t->p2p += (double)x->p2p;
         t->coll += (double)x->coll;
         t->level[rep_level(p, x->s, x->r)] += (double)x->total;
+        if (p->has_mapping && strcmp(p->map.host[x->s], p->map.host[x->r]) != 0)
+            t->mapped_network += (double)x->total;
     }
     double *v = malloc(sizeof(double) * (size_t)p->nranks), sum = 0;
     for (int r = 0; r < p->nranks; r++) {
@@ -134,6 +138,11 @@ void rep_text(const rep_profile *p, FILE *out)
 
     if (p->has_mapping) {
         fprintf(out, "\nRecommended mapping (mapping.txt): algorithm %s\n", p->map.algorithm);
+        fprintf(out, "  bytes between nodes: %s as run (%.1f%%), %s with the mapping (%.1f%%)\n",
+                rep_bytes(t.level[REP_LVL_NETWORK], b1, sizeof b1),
+                all > 0 ? 100 * t.level[REP_LVL_NETWORK] / all : 0.0,
+                rep_bytes(t.mapped_network, b2, sizeof b2),
+                all > 0 ? 100 * t.mapped_network / all : 0.0);
         fprintf(out, "  %-10s %14s %14s\n", "cost", "max (s)", "sum (s)");
         for (int c = 0; c < p->map.ncosts; c++)
             fprintf(out, "  %-10s %14.6g %14.6g\n", p->map.cost[c].label, p->map.cost[c].max,
@@ -181,7 +190,7 @@ void rep_json(const rep_profile *p, FILE *out)
     }
     fprintf(out, "],\n \"mapping\": ");
     if (p->has_mapping) {
-        fprintf(out, "{\"algorithm\": ");
+        fprintf(out, "{\"network_bytes\": %.0f, \"algorithm\": ", t.mapped_network);
         hc_json_str(out, p->map.algorithm);
         fprintf(out, ", \"costs\": [");
         for (int c = 0; c < p->map.ncosts; c++) {
