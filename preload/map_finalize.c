@@ -196,7 +196,9 @@ static int write_next_run(const char *dir, const hc_mapfile *f, int multihost)
         fprintf(out, " \\\n    -genv %.*s ", (int)(eq - *e), *e);
         shell_quote(out, eq + 1);
     }
-    fputs(" \\\n    -genv HIERCOLL_PROFILE \"${HIERCOLL_PROFILE:-}\" -genv HIERCOLL_MAPPING ", out);
+    /* HIERCOLL_PROFILE, when the caller exports it, reaches the ranks with the rest of the
+     * environment (Hydra passes it on); an empty -genv value would be rejected at init. */
+    fputs(" \\\n    -genv HIERCOLL_MAPPING ", out);
     shell_quote(out, mapping);
     fputs(" \\\n    ", out);
     shell_quote(out, tool);

@@ -22,7 +22,16 @@ passed=0 failed=0 skipped=0
 failures=()
 t_start=$(date +%s)
 
-shm_leftovers() { ls /dev/shm 2>/dev/null | grep -c "^hiercoll-$(id -u)-" ; }
+shm_segments() { ls /dev/shm 2>/dev/null | grep "^hiercoll-$(id -u)-" | sort ; }
+# Segments that appeared during a case and are still there a moment later. Segments of other
+# jobs on the machine come and go within milliseconds; a leaked one stays.
+shm_leaked() {
+    local new
+    new=$(comm -13 <(echo "$1") <(shm_segments))
+    [ -n "$new" ] || return 1
+    sleep 1
+    comm -12 <(echo "$new") <(shm_segments) | grep .
+}
 
 # run_case NAME TIMEOUT CMD...: runs one case, logs it, prints one line.
 run_case() {
@@ -30,15 +39,14 @@ run_case() {
     shift 2
     [[ $name =~ $FILTER ]] || return 0
     local log="$LOGDIR/$(echo "$name" | tr -c 'A-Za-z0-9_.=-' '_').log"
-    local before t0 t1 rc status
-    before=$(shm_leftovers)
+    local before t0 t1 rc status leaked
+    before=$(shm_segments)
     t0=$(date +%s.%N)
     timeout -k 5 "$timeout" "$@" >"$log" 2>&1 </dev/null
     rc=$?
     t1=$(date +%s.%N)
-    if [ "$rc" -eq 0 ] && [ "$(shm_leftovers)" -gt "$before" ]; then
-        echo "segments left in /dev/shm:" >>"$log"
-        ls -l /dev/shm | grep "hiercoll-$(id -u)-" >>"$log"
+    if [ "$rc" -eq 0 ] && leaked=$(shm_leaked "$before"); then
+        { echo "segments left in /dev/shm:"; echo "$leaked"; } >>"$log"
         rc=99
     fi
     if [ "$rc" -eq 0 ]; then

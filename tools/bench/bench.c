@@ -161,11 +161,11 @@ static long run_collective(const options *o, enum coll which)
                              which == COLL_BCAST ? o->bcast_algo : o->allreduce_algo);
     long total_errors = 0;
     if (rank == 0) {
-        if (o->csv)
+        if (o->csv && (int)which == o->colls[0])
             printf("collective,ranks,bytes,iterations,vendor_median_us,vendor_min_us,"
                    "vendor_max_us,hiercoll_median_us,hiercoll_min_us,hiercoll_max_us,ratio,"
                    "memcpy_us,errors\n");
-        else
+        else if (!o->csv)
             printf("\n%s, %d ranks, %s; hiercoll path: %s\n"
                    "%10s %6s %12s %12s %7s %21s %21s %10s %9s %8s\n",
                    coll_names[which], nranks,
