@@ -146,15 +146,30 @@ static int parse_range(const char *accepted, long long *lo, long long *hi, int s
     return parse_int(buf, lo) || parse_int(dots + 2, hi) ? -1 : 0;
 }
 
-int hc_config_parse_value(const hc_var_desc *v, const char *text, hc_value *out,
+/* The value as quoted in a message: control characters shown as '?', long values cut, so
+ * the message stays one line whatever the environment holds. */
+static const char *shown(const char *text, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; text[i] && i + 4 < len; i++)
+        buf[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+    if (text[i])
+        buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+    buf[i] = 0;
+    return buf;
+}
+
+int hc_config_parse_value(const hc_var_desc *v, const char *raw, hc_value *out,
                           char *err, size_t errlen)
 {
-    out->s = text;
+    char buf[100];
+    const char *text = shown(raw, buf, sizeof buf);
+    out->s = raw;
     out->i = 0;
     long long lo, hi;
     switch (v->type) {
     case HC_ENUM:
-        out->i = hc_config_enum_index(v, text);
+        out->i = hc_config_enum_index(v, raw);
         if (out->i < 0) {
             snprintf(err, errlen, "%s='%s' is not accepted: use one of %s", v->name, text,
                      v->accepted);
@@ -163,7 +178,7 @@ int hc_config_parse_value(const hc_var_desc *v, const char *text, hc_value *out,
         return 0;
     case HC_SIZE:
     case HC_INT:
-        if ((v->type == HC_SIZE ? hc_parse_size(text, &out->i) : parse_int(text, &out->i)) != 0) {
+        if ((v->type == HC_SIZE ? hc_parse_size(raw, &out->i) : parse_int(raw, &out->i)) != 0) {
             snprintf(err, errlen, "%s='%s' is not %s: use a value in %s", v->name, text,
                      v->type == HC_SIZE ? "a size (e.g. 64K, 4M)" : "an integer", v->accepted);
             return -1;
@@ -178,15 +193,15 @@ int hc_config_parse_value(const hc_var_desc *v, const char *text, hc_value *out,
     case HC_BOOL: {
         static const char *on[] = {"on", "1", "yes", "true"}, *off[] = {"off", "0", "no", "false"};
         for (int k = 0; k < 4; k++) {
-            if (strcasecmp(text, on[k]) == 0) { out->i = 1; return 0; }
-            if (strcasecmp(text, off[k]) == 0) { out->i = 0; return 0; }
+            if (strcasecmp(raw, on[k]) == 0) { out->i = 1; return 0; }
+            if (strcasecmp(raw, off[k]) == 0) { out->i = 0; return 0; }
         }
         snprintf(err, errlen, "%s='%s' is not accepted: use on or off", v->name, text);
         return -1;
     }
     case HC_DIMS: {
         int dims[16];
-        if (hc_parse_dims(text, dims, 16) < 0) {
+        if (hc_parse_dims(raw, dims, 16) < 0) {
             snprintf(err, errlen, "%s='%s' is not accepted: use auto or AxBx... (positive integers)",
                      v->name, text);
             return -1;
@@ -195,7 +210,7 @@ int hc_config_parse_value(const hc_var_desc *v, const char *text, hc_value *out,
     }
     case HC_FLOATS: {
         double vals[32];
-        if (*text && hc_parse_floats(text, vals, 32) < 0) {
+        if (*raw && hc_parse_floats(raw, vals, 32) < 0) {
             snprintf(err, errlen,
                      "%s='%s' is not accepted: use a comma-separated list of positive numbers",
                      v->name, text);
