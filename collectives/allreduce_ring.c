@@ -8,6 +8,7 @@
 #include "allreduce_impl.h"
 #include "hc_config.h"
 #include "hc_util.h"
+#include "hc_wait.h"
 
 /* Receive buffers of the reduce-scatter: while one is reduced, the others fill. */
 #define HC_RING_NBUF 4
@@ -37,12 +38,22 @@ static size_t max_packets(const dim_ring *d)
     return (size_t)d->r * (size_t)packets_of(d->len / d->r + 1, d->pe) + 1;
 }
 
-/* Completes every request (a loop: gcc warns on MPI_STATUSES_IGNORE with Waitall). */
+/* MPI_Wait polls without giving the core away; with more ranks than cores the peer that
+ * must send is then often descheduled. Test, then back off. */
+static int wait_one(MPI_Request *req)
+{
+    hc_backoff b = HC_BACKOFF_INIT;
+    int done = 0, rc;
+    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+        hc_backoff_wait(&b);
+    return rc;
+}
+
 static int wait_all(int n, MPI_Request *req)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
-        int e = PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
+        int e = wait_one(&req[i]);
         if (e != MPI_SUCCESS)
             rc = e;
     }
@@ -79,7 +90,7 @@ static int reduce_scatter_dim(const dim_ring *d, const hc_red *r, const void *sr
         for (int64_t j = 0; j < np; j++) {
             int b = (int)(j % HC_RING_NBUF);
             int64_t po = boff + j * d->pe, pn = HC_MIN(d->pe, blen - j * d->pe);
-            int e = PMPI_Wait(&rreq[b], MPI_STATUS_IGNORE);
+            int e = wait_one(&rreq[b]);
             if (e != MPI_SUCCESS)
                 rc = e;
             hc_red_apply(r, hc_red_at(r, dst, po), tmp + b * bufb, hc_red_at(r, src, po), pn);
@@ -122,7 +133,7 @@ static int allgather_dim(const dim_ring *d, const hc_red *r, void *buf, int tag)
         }
     }
     for (int i = 0; i < nrecv; i++) {
-        int e = PMPI_Wait(&rreq[i], MPI_STATUS_IGNORE);
+        int e = wait_one(&rreq[i]);
         if (e != MPI_SUCCESS)
             rc = e;
         if (roff[2 * i + 1])

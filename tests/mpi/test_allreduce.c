@@ -4,15 +4,16 @@
  * Every op x predefined type, counts around the number of ranks, primes and several MiB,
  * MPI_IN_PLACE, MPI_Allreduce_c, user ops (commutative, on a derived type, and a
  * non-commutative one that must fall back), MINLOC/MAXLOC, sub-communicators.
- * The 8-rank cases cover the 2x2x2 lattice the cost model picks and a forced 2x4.
+ * The 8-rank cases cover the 2x2x2 lattice the cost model picks, and forced 2x2x2 and 2x4.
  * HC_T_AR_LIGHT=1 (used at 6 and 8 ranks, where every call is slow) keeps one type per kind.
  * hc-test: np=1,2,3 preload=both timeout=240
- * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d,HC_T_AR_LIGHT=1
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d
  * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
- * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1,HC_T_AR_LIGHT=1
+ * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1
  * hc-test: np=6 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_DIMS=3x2,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
+ * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_RING_DIMS=2x2x2,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_RING_DIMS=2x4,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  */
 #include <math.h>
