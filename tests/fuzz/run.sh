@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make fuzz: every reader of user-supplied text under libFuzzer with AddressSanitizer and
+# UndefinedBehaviorSanitizer, for a bounded time each (FUZZ_SECONDS, default 20), starting from
+# tests/fuzz/seeds/<target>/ and the malformed corpus tests/bad-input/<target>/. Any crash,
+# sanitizer report, leak, oversized allocation (> 2 GiB) or reader contract violation (see
+# fuzz_readers.c) fails; the reproducer is kept in $BUILD/fuzz/findings/.
+# Reproduce one: $BUILD/fuzz/fuzz_<target> FILE
+set -u
+BUILD=${BUILD:-build}
+SECONDS_EACH=${FUZZ_SECONDS:-20}
+CLANG=${CLANG:-clang}
+out=$BUILD/fuzz
+mkdir -p "$out/findings"
+command -v "$CLANG" >/dev/null || { echo "fuzz: $CLANG not found (apt-get install clang)"; exit 77; }
+targets=(graph matrix mapfile perf machine config)
+fail=0
+for i in "${!targets[@]}"; do
+    t=${targets[$i]}
+    bin=$out/fuzz_$t
+    if ! "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+        -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) -Icommon -Imapping \
+        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c -o "$bin" -lmetis -lhwloc -lm; then
+        echo "FAIL $t: does not build"; fail=1; continue
+    fi
+    corpus=$out/corpus_$t
+    mkdir -p "$corpus"
+    seeds=()
+    for d in tests/fuzz/seeds/$t tests/bad-input/$t; do [ -d "$d" ] && seeds+=("$d"); done
+    ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+        "$bin" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+        -timeout=10 -artifact_prefix="$out/findings/$t-" "$corpus" "${seeds[@]}" \
+        >"$out/$t.log" 2>&1
+    rc=$?
+    runs=$(grep -o 'Done [0-9]* runs' "$out/$t.log" | awk '{print $2}')
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL $t: $(grep -m1 -E 'ERROR|SUMMARY|reader returned|rejection' "$out/$t.log")"
+        echo "     reproducer: $(ls -t "$out/findings/$t-"* 2>/dev/null | head -1), log $out/$t.log"
+        fail=1
+    else
+        echo "ok   $t: ${runs:-?} inputs in ${SECONDS_EACH}s, corpus $(ls "$corpus" | wc -l) files"
+    fi
+done
+exit "$fail"
