@@ -48,6 +48,9 @@ typedef struct hc_ar_state {
     int announced;    /* lattice choice printed (verbose) */
 } hc_ar_state;
 
+/* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */
+int hc_ar_tmp_reserve(hc_ar_state *st, size_t need);
+
 /* Packet size of the ring in bytes (HIERCOLL_RING_PACKET or the measured default). */
 size_t hc_ring_packet_bytes(void);
 

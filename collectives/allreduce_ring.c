@@ -169,13 +169,8 @@ int hc_ring_run(hc_ar_state *st, const hc_red *r, const void *sendbuf, void *rec
     if (pe < 1)
         pe = 1;
     size_t need = (size_t)HC_RING_NBUF * (size_t)pe * (size_t)r->extent;
-    if (st->tmp_bytes < need) {
-        free(st->tmp);
-        st->tmp = malloc(need);
-        st->tmp_bytes = st->tmp ? need : 0;
-        if (!st->tmp)
-            return MPI_ERR_NO_MEM;
-    }
+    if (hc_ar_tmp_reserve(st, need) != 0)
+        return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     dim_ring d;
     for (int k = k0; k < lat->d && rc == MPI_SUCCESS; k++) {

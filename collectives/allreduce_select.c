@@ -31,6 +31,16 @@ void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int6
     PMPI_Reduce_local_c(a, out, (MPI_Count)n, r->dt, r->op);
 }
 
+int hc_ar_tmp_reserve(hc_ar_state *st, size_t need)
+{
+    if (st->tmp_bytes >= need)
+        return 0;
+    free(st->tmp);
+    st->tmp = malloc(need);
+    st->tmp_bytes = st->tmp ? need : 0;
+    return st->tmp ? 0 : -1;
+}
+
 static int is_predefined_op(MPI_Op op)
 {
     static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,

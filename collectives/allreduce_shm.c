@@ -8,7 +8,6 @@
  * phase q is read in phase q+1 and rewritten no earlier than q+2, after every reader has
  * published q+2; so two parities suffice and no extra barrier is needed. */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "allreduce_impl.h"
@@ -113,13 +112,8 @@ static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void 
     size_t need = stride * (size_t)c->num_nodes;
     if (need > HC_AR_GATHER_BYTES)
         return PMPI_Allreduce_c(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
-    if (st->tmp_bytes < need) {
-        free(st->tmp);
-        st->tmp = malloc(need);
-        st->tmp_bytes = st->tmp ? need : 0;
-        if (!st->tmp)
-            return MPI_ERR_NO_MEM;
-    }
+    if (hc_ar_tmp_reserve(st, need) != 0)
+        return MPI_ERR_NO_MEM;
     char *all = st->tmp;
     int rc = PMPI_Allgather_c(buf, (MPI_Count)count, r->dt, all, (MPI_Count)count, r->dt,
                               c->leaders);
