@@ -51,10 +51,13 @@ static hc_bstate *state_of(hc_comm *c)
     if (st)
         return st;
     st = hc_bshm_create(c);
-    int ok = st && !st->failed, all_ok = 0;
+    if (!st) {
+        /* Out of memory before any collective: the peers are already inside one. */
+        hc_error("MPI_Bcast: out of memory for the broadcast state");
+        PMPI_Abort(c->comm, 1);
+    }
+    int ok = !st->failed, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
-    if (!st)
-        return NULL; /* out of memory: try again next call (everyone agreed on vendor) */
     if (!all_ok && !st->failed) {
         hc_shm_destroy(&st->shm);
         st->failed = 1;

@@ -112,15 +112,14 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     st->data_off = HC_ALIGN_UP(st->cells_off + (size_t)st->s * sizeof(hc_bcell), page);
     st->region = HC_ALIGN_UP(st->data_off + (size_t)st->s * st->f, page);
 
-    st->domain = malloc(sizeof(int) * (size_t)st->n);
-    if (!st->domain) {
-        st->failed = 1;
-        return st;
-    }
-    for (int r = 0; r < st->n; r++)
+    /* Small allocations that fail still take part in every collective below, so the node
+     * agrees on the failure instead of hanging. */
+    st->domain = calloc((size_t)st->n, sizeof(int));
+    int ok = st->domain != NULL;
+    for (int r = 0; ok && r < st->n; r++)
         st->domain[r] = hc_cfg.bcast_fake_numa.i > 0 ? (int)(r / hc_cfg.bcast_fake_numa.i)
                                                      : c->numa_of[c->local_ranks[r]];
-    st->tree_kind = choose_tree(st);
+    st->tree_kind = ok ? choose_tree(st) : HC_TREE_FLAT;
 
     if (hc_shm_create(c, (size_t)st->n * st->region, &st->shm) != 0) {
         st->failed = 1;
@@ -134,7 +133,8 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     mine->pid = getpid();
     mine->cma_probe = (uint64_t)(uintptr_t)&cma_probe_word;
     mine->numa = node;
-    int ok = build_trees(st) == 0, all_ok = 0;
+    ok = ok && build_trees(st) == 0;
+    int all_ok = 0;
     PMPI_Barrier(c->local);
 
     /* CMA is permitted when every rank can read its neighbour (same check everywhere). */
@@ -148,8 +148,9 @@ hc_bstate *hc_bshm_create(hc_comm *c)
         hc_shm_destroy(&st->shm);
         st->failed = 1;
     }
-    hc_info(2, "bcast queue: %d ranks, f=%zu s=%d q=%d tree=%d cma=%s", st->n, st->f, st->s,
-            st->q, st->tree_kind, st->cma_ok ? "yes" : "no");
+    static const char *tree_names[] = {"auto", "knomial", "kary", "chain", "flat", "numa"};
+    hc_info(2, "bcast queue: %d ranks, f=%zu s=%d q=%d tree=%s cma=%s", st->n, st->f, st->s,
+            st->q, tree_names[st->tree_kind], st->cma_ok ? "yes" : "no");
     return st;
 }
 
