@@ -161,8 +161,13 @@ void hc_prof_finalize(void)
     local_text(&text, npt, local_rank == 0);
     hc_prof_rank me;
     fill_rank(&me, npt, incomplete | text.oom);
-    if (text.oom || text.len > INT_MAX / 2 || nrows > INT_MAX / 2) {
-        text.len = 0; /* send nothing rather than fail the gather */
+    /* Beyond what an int count can carry, send nothing rather than fail the gather. */
+    if (text.oom || text.len > INT_MAX / 2) {
+        text.len = 0;
+        me.incomplete = 1;
+    }
+    if (nrows > INT_MAX / 2) {
+        nrows = 0;
         me.incomplete = 1;
     }
 
