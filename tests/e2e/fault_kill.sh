@@ -4,14 +4,8 @@
 #   a rank sends itself SIGKILL while the others wait in the broadcast (plain, virtual nodes);
 #   a rank calls MPI_Abort there; a rank is killed from outside in the middle of a loop of
 #   collectives; the launcher gets SIGINT (Ctrl-C) in the middle of the loop.
-set -u
-BUILD=${HC_TEST_BUILD:-build}
-LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-PROG=$PWD/$BUILD/tests/mpi/test_fault_loop
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 uid=$(id -u)
+source "$(dirname "$0")/fault_common.bash"
+uid=$(id -u)
 
 # After a job: its rank processes are gone and no segment named after any of them remains.
 check_clean() {

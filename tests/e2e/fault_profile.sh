@@ -3,14 +3,7 @@
 # through a regular file): one warning, the program's own output and exit status unchanged,
 # no half-written file left.
 # The two file-system cases mount a tmpfs in a private mount namespace (unshare -m).
-set -u
-BUILD=${HC_TEST_BUILD:-build}
-LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-PROG=$PWD/$BUILD/tests/mpi/test_fault_loop
-tmp=$(mktemp -d)
-trap 'umount "$tmp/mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "$0")/fault_common.bash"
 
 # The reference: the same run without the profiler.
 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "$PROG" --iters 4 >"$tmp/ref" 2>&1 || {

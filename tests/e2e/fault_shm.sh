@@ -2,18 +2,11 @@
 # Shared segments that cannot be created: the communicators concerned fall back to the vendor
 # path, results stay correct, each process warns at most once, nothing is left in /dev/shm.
 #  1. HIERCOLL_FAULT_SHM=1 (every creation fails) and =3 (the first two succeed).
-#  2. A real full /dev/shm (segments are memfds first, named /dev/shm ones only when the peers
-#     cannot open a memfd; either way no SIGBUS and correct results): a 2 MiB tmpfs mounted over it in a private mount namespace
+#  2. A real full /dev/shm: a 2 MiB tmpfs mounted over it in a private mount namespace
 #     (unshare -m; skipped where that is not permitted). UCX is kept off shared memory there
-#     (UCX_TLS=tcp,self) so that only hiercoll's segments meet the full file system.
-set -u
-BUILD=${HC_TEST_BUILD:-build}
-LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-PROG=$PWD/$BUILD/tests/mpi/test_fault_loop
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+#     (UCX_TLS=tcp,self). Segments are memfds first, named /dev/shm ones only when the peers
+#     cannot open a memfd: either way no SIGBUS and correct results.
+source "$(dirname "$0")/fault_common.bash"
 
 # check NAME NP: the run in $tmp/out, $tmp/err passed, warned, once per rank at most.
 check() {
