@@ -62,8 +62,14 @@ static int reduction_for(MPI_Datatype dt, MPI_Op op, hc_red *r)
     if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS)
         return 0;
-    /* Elements must start at their own address and not interleave, to be cut anywhere. */
-    if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent)
+    /* Elements must start at their own address and not interleave, to be cut anywhere;
+     * their bytes are copied as a block, so no holes inside an element, and none between
+     * elements except the padding of MINLOC/MAXLOC pair types (MPI_DOUBLE_INT ...). */
+    MPI_Count size = 0;
+    if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent ||
+        PMPI_Type_size_c(dt, &size) != MPI_SUCCESS || size != (MPI_Count)r->true_extent)
+        return 0;
+    if (r->extent != r->true_extent && op != MPI_MINLOC && op != MPI_MAXLOC)
         return 0;
     r->dt = dt;
     r->op = op;

@@ -364,6 +364,41 @@ static void minmaxloc(MPI_Comm comm, int size, int rank)
     }
 }
 
+/* User op on a strided type (one int used, one skipped): the skipped ints of recvbuf must
+ * stay as they were (hiercoll sends this to the vendor). */
+static void holes_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[2 * i] += a[2 * i];
+}
+
+static void holes_untouched(MPI_Comm comm, int size, int rank)
+{
+    MPI_Datatype strided;
+    MPI_Op op;
+    MPI_Type_vector(1, 1, 2, MPI_INT, &strided);
+    MPI_Datatype resized;
+    MPI_Type_create_resized(strided, 0, 2 * sizeof(int), &resized);
+    MPI_Type_commit(&resized);
+    MPI_Op_create(holes_sum, 1, &op);
+    int n = 5000, *in = malloc(sizeof(int) * 2 * (size_t)n), *out = malloc(sizeof(int) * 2 * (size_t)n);
+    for (int i = 0; i < 2 * n; i++) {
+        in[i] = i + rank;
+        out[i] = -7;
+    }
+    MPI_Allreduce(in, out, n, resized, op, comm);
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++)
+        if (out[2 * i] != size * 2 * i + size * (size - 1) / 2 || out[2 * i + 1] != -7)
+            bad = i;
+    HC_T_CHECK(bad < 0, "strided user type: element %d wrong or hole overwritten", bad);
+    free(in), free(out);
+    MPI_Op_free(&op);
+    MPI_Type_free(&resized);
+    MPI_Type_free(&strided);
+}
+
 static void large_count_entry(MPI_Comm comm, int size)
 {
     MPI_Count n = 100003;
@@ -398,6 +433,7 @@ int main(int argc, char **argv)
     user_ops(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     minmaxloc(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     large_count_entry(MPI_COMM_WORLD, hc_t_size);
+    holes_untouched(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
 
     /* Forced algorithms on duplicates, and a reversed sub-communicator (irregular nodes). */
     const char *algos[] = {"ring1d", "shm", "ring", "vendor"};
