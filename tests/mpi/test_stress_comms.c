@@ -3,7 +3,7 @@
  * segment) must go with each communicator: resident memory, open descriptors, shared-memory
  * mappings and /dev/shm files stay flat. Checked after a warm-up, on every rank.
  * HC_STRESS_FULL=1 (make stress): 10 000 at every size; the short form in `make test` does 500
- * at 2 ranks and 200 at 4 (setting up a communicator's shared-memory state costs ~10-30 ms on
+ * at 2 ranks and 80 at 4 (a communicator's shared-memory setup costs tens of ms on
  * this loaded machine). HC_STRESS_COMMS sets the number. A watchdog (alarm) ends a run that
  * takes far too long, so a slow leak cannot hold `make test` for the whole timeout.
  * hc-test: np=2 preload=both timeout=1800
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     hc_t_init(&argc, &argv);
     const char *full = getenv("HC_STRESS_FULL");
     int is_full = full && *full && strcmp(full, "0") != 0;
-    long n = is_full ? 10000 : hc_t_size <= 2 ? 500 : 200, warmup = n / 10;
+    long n = is_full ? 10000 : hc_t_size <= 2 ? 500 : 80, warmup = n / 10;
     const char *n_env = getenv("HC_STRESS_COMMS");
     if (n_env)
         n = atol(n_env), warmup = n / 10;

@@ -3,7 +3,8 @@
  * some first used from inside the threads, so contexts are built concurrently), with the
  * profiler on. Results are checked against local references; the profile written at
  * MPI_Finalize is read back.
- * hc-test: np=2,4 preload=both timeout=300
+ * hc-test: np=2 preload=both timeout=300
+ * hc-test: np=4 preload=yes timeout=300
  * hc-test: np=4 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  */
 #include <pthread.h>
