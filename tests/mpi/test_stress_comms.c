@@ -2,7 +2,7 @@
  * 10 000 times. The library's per-communicator state (context, sub-communicators, shared
  * segment) must go with each communicator: resident memory, open descriptors, shared-memory
  * mappings and /dev/shm files stay flat. Checked after a warm-up, on every rank.
- * HC_STRESS_FULL=1 (make stress): 10 000 at every size; the short form in `make test` does 500
+ * HC_STRESS_FULL=1 (make stress): 10 000 at 2 ranks, 2 000 at 4; `make test` does 500
  * at 2 ranks and 80 at 4 (a communicator's shared-memory setup costs tens of ms on
  * this loaded machine). HC_STRESS_COMMS sets the number. A watchdog (alarm) ends a run that
  * takes far too long, so a slow leak cannot hold `make test` for the whole timeout.
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     hc_t_init(&argc, &argv);
     const char *full = getenv("HC_STRESS_FULL");
     int is_full = full && *full && strcmp(full, "0") != 0;
-    long n = is_full ? 10000 : hc_t_size <= 2 ? 500 : 80, warmup = n / 10;
+    long n = is_full ? (hc_t_size <= 2 ? 10000 : 2000) : hc_t_size <= 2 ? 500 : 80, warmup = n / 10;
     const char *n_env = getenv("HC_STRESS_COMMS");
     if (n_env)
         n = atol(n_env), warmup = n / 10;
