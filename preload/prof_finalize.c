@@ -80,9 +80,8 @@ static void fill_rank(hc_prof_rank *r, double npt, int incomplete)
 {
     const hc_host_info *me = hc_host_info_get();
     memset(r, 0, sizeof *r);
-    long long k = hc_cfg.virtual_node_size.i;
-    if (k > 0)
-        snprintf(r->host, sizeof r->host, "%.50s#%lld", me->host, hc_world_rank / k);
+    if (hc_cfg.virtual_node_size.i > 0)
+        snprintf(r->host, sizeof r->host, "%.50s#%d", me->host, hc_virtual_node());
     else
         snprintf(r->host, sizeof r->host, "%s", me->host);
     r->core = me->core;

@@ -58,16 +58,12 @@ grep -q "assigns it" run2.err && { cat run2.err; fail "run 2: a rank is not wher
 sum1=$(grep -o 'checksum [^,]*' run1.out) sum2=$(grep -o 'checksum [^,]*' run2.out)
 [ -n "$sum1" ] && [ "$sum1" = "$sum2" ] || fail "checksums differ: '$sum1' '$sum2'"
 [ -f p2/ranks.csv ] || fail "run 2 wrote no profile"
-# every rank on its assigned core; the second run's placement: its virtual node is the one the
-# mapping gave it (the profiler reports rank / size unless it asks hc_mapping_vnode)
+# every rank on its assigned core, in the virtual node the mapping gave it
 awk -F, 'NR > 2 { print $1, $3 }' p2/ranks.csv | sort -n >cores2.txt
 awk '{ print $1, $3 }' mapped.txt | sort -n | diff - cores2.txt || fail "run 2: cores differ from the mapping"
-if awk -F, 'NR > 2 { print $1, $2 }' p2/ranks.csv | sort -n | diff -q - <(awk '{ print $1, $2 }' mapped.txt | sort -n) >/dev/null; then
-    awk -F, 'NR > 2 { print $1, $2, $3 }' p2/ranks.csv >second.txt
-else
-    echo "note: run 2's profile groups virtual nodes by rank; using the mapping's virtual nodes"
-    join <(sort -n mapped.txt) <(sort -n cores2.txt) | awk '{ print $1, $2, $4 }' >second.txt
-fi
+awk -F, 'NR > 2 { print $1, $2 }' p2/ranks.csv | sort -n |
+    diff - <(awk '{ print $1, $2 }' mapped.txt | sort -n) || fail "run 2: virtual nodes differ from the mapping"
+awk -F, 'NR > 2 { print $1, $2, $3 }' p2/ranks.csv >second.txt
 read -r S_MAX S_SUM < <(cost second.txt)
 awk -v a="$S_MAX" -v b="$L_MAX" 'BEGIN { exit !(a < b) }' || fail "run 2 cost $S_MAX not below run 1's $L_MAX"
 echo "model cost max: run 1 $L_MAX s, run 2 $S_MAX s (ratio $(awk -v a="$L_MAX" -v b="$S_MAX" 'BEGIN { printf "%.2f", a / b }'))"
