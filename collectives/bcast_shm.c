@@ -196,7 +196,8 @@ static void notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t
         hc_bcell *x = cell_of(st, st->child[i], g);
         x->kind = kind;
         x->len = len;
-        memcpy(x->payload, payload, plen);
+        if (plen)
+            memcpy(x->payload, payload, plen);
         atomic_store_explicit(&x->seq, g + 1, memory_order_release);
     }
 }

@@ -229,6 +229,11 @@ int hc_graph_read_metis(hc_graph *g, const char *path, char *err, size_t errlen)
                 rd_fail(&r, lineno, "ncon must be >= 1 and needs vertex weights");
                 goto out;
             }
+            if (mm > nn * (nn - 1) / 2) {
+                /* Also bounds the edge buffer below before anything is allocated. */
+                rd_fail(&r, lineno, "%lld edges are more than %lld vertices can have", mm, nn);
+                goto out;
+            }
             n = (int)nn;
             m = mm;
             off = calloc((size_t)n + 2, sizeof *off);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hc_machine.h"
 
@@ -133,6 +134,15 @@ int hc_machine_read_matrix(hc_machine *m, const char *path, char *err, size_t er
                 end++;
             if (end == p || *end || v < 1 || v > 65536) {
                 fail(err, errlen, "%s:%ld: expected the matrix size N (1..65536)", path, lineno);
+                goto out;
+            }
+            /* N rows of N numbers take at least a byte a number: refuse before allocating
+             * N x N for a file that cannot hold them. */
+            struct stat st;
+            if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+                (double)st.st_size < (double)v * (double)v) {
+                fail(err, errlen, "%s:%ld: a %ld x %ld matrix cannot fit in a file of %lld bytes",
+                     path, lineno, v, v, (long long)st.st_size);
                 goto out;
             }
             n = (int)v;
