@@ -64,8 +64,7 @@ int hc_machine_from_synthetic(hc_machine *m, const char *spec, const double *bw,
         if (end == p || errno || v < 1 || (*end && !isspace((unsigned char)*end)))
             return fail(err, errlen, "machine '%s': count of '%s' must be a positive integer",
                         spec, m->name[m->nlevels]);
-        total *= v;
-        if (total > HC_MACHINE_MAX_CORES)
+        if (v > HC_MACHINE_MAX_CORES || (total *= v) > HC_MACHINE_MAX_CORES)
             return fail(err, errlen, "machine '%s': more than %d cores", spec,
                         HC_MACHINE_MAX_CORES);
         m->arity[m->nlevels++] = (int)v;
