@@ -125,7 +125,7 @@ tests-build: all $(UNIT_BINS) $(MPIT_BINS)
 
 # --- workflows ---------------------------------------------------------------------------
 test check: tests-build
-	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) bash tests/run.sh $(if $(T),'$(T)')
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) SANITIZE=$(SANITIZE) bash tests/run.sh $(if $(T),'$(T)')
 
 demo: all
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) bash tools/demo.sh
