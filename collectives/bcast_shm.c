@@ -129,7 +129,7 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     hc_bhead *mine = head_of(st, st->me);
     int node = c->numa_of[c->rank];
     st->misplaced_pages = hc_bcast_place(mine, st->region, node, (int)hc_cfg.bcast_show_pages.i);
-    cma_probe_word = 0x6863636d61ull ^ (uint64_t)getpid();
+    __atomic_store_n(&cma_probe_word, 0x6863636d61ull ^ (uint64_t)getpid(), __ATOMIC_RELAXED);
     mine->pid = getpid();
     mine->cma_probe = (uint64_t)(uintptr_t)&cma_probe_word;
     mine->numa = node;
