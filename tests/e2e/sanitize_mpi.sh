@@ -2,12 +2,14 @@
 # The preloaded library under the sanitizers, inside real MPI jobs (tests/e2e/sanitize_unit.sh
 # covers the unit tests). Two builds in their own folders:
 #   $HC_TEST_BUILD-asan  AddressSanitizer + UndefinedBehaviorSanitizer: a bounded subset of the
-#                        MPI tests at 2 ranks; the ASan runtime is preloaded before the library
-#                        (an executable's own runtime would come after LD_PRELOAD otherwise).
-#   $HC_TEST_BUILD-tsan  ThreadSanitizer: the MPI_THREAD_MULTIPLE tests at 2 ranks; MPICH is not
-#                        instrumented, so its frames are suppressed (tests/e2e/tsan-mpich.supp).
+#                        MPI tests at 2 ranks (some at 4 on virtual nodes); the ASan runtime is
+#                        preloaded before the library (an executable's own runtime would come
+#                        after LD_PRELOAD otherwise).
+#   $HC_TEST_BUILD-tsan  ThreadSanitizer: the MPI_THREAD_MULTIPLE tests at 2 ranks (and 4 on
+#                        virtual nodes); MPICH is not instrumented, so its frames are suppressed
+#                        (tests/e2e/tsan-mpich.supp).
 # Any "ERROR: AddressSanitizer", UBSan "runtime error" or "WARNING: ThreadSanitizer" in a
-# job's output fails, as does a failing test. About 4 minutes on 2 cores, most of it building.
+# job's output fails, as does a failing test. About 3.5 minutes from clean on 2 cores.
 # Skipped in a plain `make test`; CI sets HC_TEST_SANITIZE=1.
 set -u
 [ "${HC_TEST_SANITIZE:-0}" = 1 ] || { echo "skip: set HC_TEST_SANITIZE=1"; exit 77; }
@@ -67,6 +69,8 @@ if build "$ASAN" address,undefined test_shim_basics test_bcast test_allreduce te
         HIERCOLL_VIRTUAL_NODE_SIZE=2
     run asan+ubsan "$ASAN" "$ASAN_RT" stress-vnodes 4 test_stress "${asan_env[@]}" \
         HIERCOLL_VIRTUAL_NODE_SIZE=2
+    run asan+ubsan "$ASAN" "$ASAN_RT" bcast-vnodes 4 test_bcast "${asan_env[@]}" \
+        HIERCOLL_VIRTUAL_NODE_SIZE=2
 else
     fail=1
 fi
@@ -83,6 +87,8 @@ tsan_env=("TSAN_OPTIONS=suppressions=$HERE/tsan-mpich.supp:halt_on_error=0:repor
 if build "$TSAN" thread test_threads test_prof_threads; then
     profdir=$(mktemp -d /tmp/hc-tsan-prof-XXXXXX)
     run tsan "$TSAN" "$TSAN_RT" threads 2 test_threads "${tsan_env[@]}" # its own profile, checked
+    run tsan "$TSAN" "$TSAN_RT" threads-vnodes 4 test_threads "${tsan_env[@]}" \
+        HIERCOLL_VIRTUAL_NODE_SIZE=2
     run tsan "$TSAN" "$TSAN_RT" prof_threads 2 test_prof_threads "${tsan_env[@]}" \
         "HIERCOLL_PROFILE=$profdir"
     rm -rf "$profdir"
