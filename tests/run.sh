@@ -15,12 +15,18 @@ MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 FILTER=${1:-.}
 LIB=$PWD/$BUILD/lib/libhiercoll.so
 # A sanitizer build (make test SANITIZE=...) needs the sanitizer runtime first in the preload,
-# or the library never runs; MPICH's own leaks at exit are not ours.
+# or the library never runs; MPICH's own leaks at exit are not ours. The e2e scripts preload
+# $HC_TEST_LIB alone into instrumented programs (whose own ASan runtime then comes right after
+# it, which works): verify_asan_link_order=0 lets them run.
 PRELOAD=$LIB
 case ${SANITIZE:-} in
     *address*) PRELOAD="$(gcc -print-file-name=libasan.so):$LIB"
-               export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} ;;
+               export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:verify_asan_link_order=0} ;;
     *thread*)  PRELOAD="$(gcc -print-file-name=libtsan.so):$LIB" ;;
+esac
+# UBSan only prints by default; stopping makes a report fail the case.
+case ${SANITIZE:-} in
+    *undefined*) export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} ;;
 esac
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
