@@ -3,7 +3,7 @@
 # and empty values: the program stops at MPI_Init with exactly one line naming the variable and
 # the value, a non-zero exit, and no crash. Well-formed values (the defaults) still run, and an
 # unknown HIERCOLL_* name is one warning with a suggestion. Most cases run the program directly
-# (MPICH singleton: the check comes before the vendor's init); a few go through mpiexec to check
+# (MPICH singleton: the check comes before the vendor's init); a few go through mpiexec.mpich to check
 # that every rank stops and only one prints.
 set -u
 BUILD=${HC_TEST_BUILD:-build}

@@ -238,7 +238,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: hiercoll-bench [--coll bcast|allreduce|all] [--sizes LIST] [--iters N]\n"
             "                      [--warmup N] [--bcast-algo A] [--allreduce-algo A] [--csv]\n"
-            "Run under mpiexec with LD_PRELOAD=libhiercoll.so. LIST: sizes in bytes with\n"
+            "Run under mpiexec.mpich with LD_PRELOAD=libhiercoll.so. LIST: sizes in bytes with\n"
             "optional K/M/G suffix, comma-separated (default 8 B to 64 MiB, powers of 4).\n"
             "Exit status 1 if any result was wrong.\n");
 }

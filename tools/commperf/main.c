@@ -165,7 +165,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'q': o->quiet = 1; break;
         case 'h':
             printf("usage: hiercoll-commperf [--out FILE] [--iters N] [--size BYTES] [--no-bind] [--quiet]\n"
-                   "Run under mpiexec with at least 2 ranks; writes the machine-perf file.\n");
+                   "Run under mpiexec.mpich with at least 2 ranks; writes the machine-perf file.\n");
             return 1;
         default: return 2;
         }

@@ -1,4 +1,4 @@
-/* hiercoll bench: runs hiercoll-bench under mpiexec with the preload and prints its table
+/* hiercoll bench: runs hiercoll-bench under mpiexec.mpich with the preload and prints its table
  * (hiercoll against the vendor, medians, in one run). Quick defaults; every option can be
  * changed, and --dry-run shows the command instead of running it. */
 #include <getopt.h>

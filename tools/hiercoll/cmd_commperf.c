@@ -1,4 +1,4 @@
-/* hiercoll commperf: runs hiercoll-commperf under mpiexec (latency and bandwidth per hierarchy
+/* hiercoll commperf: runs hiercoll-commperf under mpiexec.mpich (latency and bandwidth per hierarchy
  * level) and checks the machine file it wrote; --check FILE only reads and checks one. */
 #include <errno.h>
 #include <getopt.h>
