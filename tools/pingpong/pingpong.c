@@ -1,5 +1,5 @@
 /* hiercoll-pingpong: the profiler's overhead, in one run. The driver runs this program under
- * mpiexec four ways (vendor alone, preload with profiling off, profiling without call sites,
+ * mpiexec.mpich four ways (vendor alone, preload with profiling off, profiling without call sites,
  * profiling with call sites of depth 1), interleaved over several rounds so that the load of a
  * shared machine hits every mode alike, and prints medians:
  *   - 8-byte ping-pong one-way latency between 2 ranks (each one-way trip crosses two
