@@ -38,7 +38,7 @@ static double cpu_ns(void)
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* --- child: the measurement under mpiexec ---------------------------------------------- */
+/* --- child: the measurement under mpiexec.mpich--------------------------------------------- */
 static int child(int iters, int reps)
 {
     int rank, size;
