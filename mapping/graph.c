@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hc_graph.h"
 
@@ -227,6 +228,15 @@ int hc_graph_read_metis(hc_graph *g, const char *path, char *err, size_t errlen)
                 ncon = has_vwgt ? 1 : 0;
             else if (ncon < 1 || !has_vwgt) {
                 rd_fail(&r, lineno, "ncon must be >= 1 and needs vertex weights");
+                goto out;
+            }
+            /* A file lists every edge twice (once per end, at least 2 bytes each) and every
+             * vertex on a line of its own: refuse sizes the file cannot hold before allocating. */
+            struct stat st;
+            if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+                ((double)nn > (double)st.st_size || 4.0 * (double)mm > (double)st.st_size)) {
+                rd_fail(&r, lineno, "%lld vertices and %lld edges cannot fit in a file of %lld bytes",
+                        nn, mm, (long long)st.st_size);
                 goto out;
             }
             if (mm > nn * (nn - 1) / 2) {

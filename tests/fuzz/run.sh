@@ -27,7 +27,7 @@ for i in "${!targets[@]}"; do
     seeds=()
     for d in tests/fuzz/seeds/$t tests/bad-input/$t; do [ -d "$d" ] && seeds+=("$d"); done
     ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
-        "$bin" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+        "$bin" -max_total_time="$SECONDS_EACH" -seed="${FUZZ_SEED:-0}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$out/findings/$t-" "$corpus" "${seeds[@]}" \
         >"$out/$t.log" 2>&1
     rc=$?
