@@ -1,54 +1,55 @@
 /* MPI_Bcast and MPI_Allreduce (and their MPI-4 large-count forms): hand the call to the
- * algorithms in collectives/, which may decline it (HC_FALLBACK) to the vendor. */
+ * algorithms in collectives/, which may decline it (HC_FALLBACK) to the vendor. The int and
+ * large-count forms share one body each; `large` only picks the vendor entry point. */
 #include "hc_preload.h"
 #include "prof.h"
 
-HC_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+static inline int bcast_entry(void *buf, MPI_Count count, MPI_Datatype dt, int root,
+                              MPI_Comm comm, int large)
 {
     uint64_t t0 = hc_prof_on ? hc_prof_ticks() : 0; /* profiler: time in MPI */
     hc_comm *c = hc_comm_for_coll(comm);
     int rc = c ? hc_bcast(buf, count, dt, root, c) : HC_FALLBACK;
     if (rc == HC_FALLBACK)
-        rc = PMPI_Bcast(buf, count, dt, root, comm);
+        rc = large ? PMPI_Bcast_c(buf, count, dt, root, comm)
+                   : PMPI_Bcast(buf, (int)count, dt, root, comm);
     if (hc_prof_on)
         hc_prof_bcast(t0, count, dt, root, comm);
     return rc;
+}
+
+static inline int allreduce_entry(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int large)
+{
+    uint64_t t0 = hc_prof_on ? hc_prof_ticks() : 0;
+    hc_comm *c = hc_comm_for_coll(comm);
+    int rc = c ? hc_allreduce(sendbuf, recvbuf, count, dt, op, c) : HC_FALLBACK;
+    if (rc == HC_FALLBACK)
+        rc = large ? PMPI_Allreduce_c(sendbuf, recvbuf, count, dt, op, comm)
+                   : PMPI_Allreduce(sendbuf, recvbuf, (int)count, dt, op, comm);
+    if (hc_prof_on)
+        hc_prof_allreduce(t0, count, dt, comm);
+    return rc;
+}
+
+HC_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    return bcast_entry(buf, count, dt, root, comm, 0);
 }
 
 HC_EXPORT int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    uint64_t t0 = hc_prof_on ? hc_prof_ticks() : 0; /* profiler: time in MPI */
-    hc_comm *c = hc_comm_for_coll(comm);
-    int rc = c ? hc_bcast(buf, count, dt, root, c) : HC_FALLBACK;
-    if (rc == HC_FALLBACK)
-        rc = PMPI_Bcast_c(buf, count, dt, root, comm);
-    if (hc_prof_on)
-        hc_prof_bcast(t0, count, dt, root, comm);
-    return rc;
+    return bcast_entry(buf, count, dt, root, comm, 1);
 }
 
-HC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                  MPI_Comm comm)
+HC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                            MPI_Op op, MPI_Comm comm)
 {
-    uint64_t t0 = hc_prof_on ? hc_prof_ticks() : 0; /* profiler: time in MPI */
-    hc_comm *c = hc_comm_for_coll(comm);
-    int rc = c ? hc_allreduce(sendbuf, recvbuf, count, dt, op, c) : HC_FALLBACK;
-    if (rc == HC_FALLBACK)
-        rc = PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
-    if (hc_prof_on)
-        hc_prof_allreduce(t0, count, dt, comm);
-    return rc;
+    return allreduce_entry(sendbuf, recvbuf, count, dt, op, comm, 0);
 }
 
-HC_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
-                    MPI_Op op, MPI_Comm comm)
+HC_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    uint64_t t0 = hc_prof_on ? hc_prof_ticks() : 0; /* profiler: time in MPI */
-    hc_comm *c = hc_comm_for_coll(comm);
-    int rc = c ? hc_allreduce(sendbuf, recvbuf, count, dt, op, c) : HC_FALLBACK;
-    if (rc == HC_FALLBACK)
-        rc = PMPI_Allreduce_c(sendbuf, recvbuf, count, dt, op, comm);
-    if (hc_prof_on)
-        hc_prof_allreduce(t0, count, dt, comm);
-    return rc;
+    return allreduce_entry(sendbuf, recvbuf, count, dt, op, comm, 1);
 }
