@@ -69,9 +69,16 @@ echo "ok   HIERCOLL_PROFILE empty: one line at init, nothing written"
 timeout -k 5 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$TMP/nofin" \
     "$PROG" nofinalize >"$TMP/log" 2>&1 </dev/null
 rc_pre=$?
-timeout -k 5 60 "$MPIEXEC" -n 2 "$PROG" nofinalize >/dev/null 2>&1 </dev/null
-rc_vendor=$?
-[ "$rc_pre" -eq "$rc_vendor" ] || fail "no finalize: exit status $rc_pre, vendor $rc_vendor"
+# Hydra's status for a rank that returns without MPI_Finalize depends on timing (0 or 1 from
+# the vendor alone), so the library's status must be one the vendor itself gives in 3 tries.
+vendor_rcs=""
+for try in 1 2 3; do
+    timeout -k 5 60 "$MPIEXEC" -n 2 "$PROG" nofinalize >/dev/null 2>&1 </dev/null
+    rc_vendor=$?
+    vendor_rcs="$vendor_rcs $rc_vendor"
+    [ "$rc_pre" -eq "$rc_vendor" ] && break
+done
+[ "$rc_pre" -eq "$rc_vendor" ] || fail "no finalize: exit status $rc_pre, vendor gave$vendor_rcs"
 [ ! -e "$TMP/nofin" ] || fail "no finalize: $TMP/nofin written"
 no_tmp "$TMP"
 grep -q hiercoll "$TMP/log" && fail "no finalize: a hiercoll message"
