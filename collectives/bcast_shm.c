@@ -24,8 +24,6 @@
 #define HC_BCAST_QUEUE_BUDGET (1u << 20)
 #define HC_BCAST_TW_OVER_T 256.0
 
-static uint64_t cma_probe_word;
-
 static inline hc_bhead *head_of(const hc_bstate *st, int r)
 {
     return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
@@ -129,9 +127,8 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     hc_bhead *mine = head_of(st, st->me);
     int node = c->numa_of[c->rank];
     st->misplaced_pages = hc_bcast_place(mine, st->region, node, (int)hc_cfg.bcast_show_pages.i);
-    __atomic_store_n(&cma_probe_word, 0x6863636d61ull ^ (uint64_t)getpid(), __ATOMIC_RELAXED);
     mine->pid = getpid();
-    mine->cma_probe = (uint64_t)(uintptr_t)&cma_probe_word;
+    mine->cma_probe = hc_cma_probe_addr();
     mine->numa = node;
     ok = ok && build_trees(st) == 0;
     int all_ok = 0;
@@ -139,7 +136,7 @@ hc_bstate *hc_bshm_create(hc_comm *c)
 
     /* CMA is permitted when every rank can read its neighbour (same check everywhere). */
     hc_bhead *peer = head_of(st, (st->me + 1) % st->n);
-    st->cma_ok = hc_cma_probe(peer->pid, peer->cma_probe, 0x6863636d61ull ^ (uint64_t)peer->pid);
+    st->cma_ok = hc_cma_probe(peer->pid, peer->cma_probe);
     int v[2] = {ok, st->cma_ok}, all[2];
     PMPI_Allreduce(v, all, 2, MPI_INT, MPI_LAND, c->local);
     all_ok = all[0];

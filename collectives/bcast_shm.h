@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hc_cma.h"
 #include "hc_coll.h"
 #include "hc_shm.h"
 
@@ -73,10 +74,5 @@ void hc_bcast_model(size_t b, double tw_over_t, size_t page, size_t *f, int *s);
  * touch), then a move_pages check. Returns how many pages landed elsewhere (0 when the
  * node is unknown or the check is unavailable). */
 int hc_bcast_place(void *addr, size_t len, int node, int report);
-
-/* CMA: 1 if this process may read peer pid's memory at addr (probe word `expect`). */
-int hc_cma_probe(int64_t pid, uint64_t addr, uint64_t expect);
-/* Reads len bytes at remote address addr of pid into dst. 0, or -1 on failure. */
-int hc_cma_read(int64_t pid, uint64_t addr, void *dst, size_t len);
 
 #endif

@@ -1,0 +1,21 @@
+/* Cross Memory Attach: single-copy reads and writes of a peer process's memory
+ * (process_vm_readv / process_vm_writev), permitted between processes of one user when the
+ * kernel's ptrace policy allows it; probe before relying on it. */
+#ifndef HC_CMA_H
+#define HC_CMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads len bytes at remote address addr of pid into dst. 0, or -1 on failure. */
+int hc_cma_read(int64_t pid, uint64_t addr, void *dst, size_t len);
+/* Writes len bytes of src to remote address addr of pid. 0, or -1 on failure. */
+int hc_cma_write(int64_t pid, uint64_t addr, const void *src, size_t len);
+
+/* This process's probe word: its address, to publish, and the value a peer must read. */
+uint64_t hc_cma_probe_addr(void);
+uint64_t hc_cma_probe_value(int64_t pid);
+/* 1 when this process may read pid's memory (its probe word at addr holds the value). */
+int hc_cma_probe(int64_t pid, uint64_t addr);
+
+#endif
