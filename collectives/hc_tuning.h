@@ -11,4 +11,8 @@
  * no file). */
 int hc_tuning_choose(const char *collective, long long bytes, const hc_comm *c, int builtin_choice);
 
+/* Reads the file HIERCOLL_TUNING names, if any (MPI_Init does, before the vendor's init).
+ * 0, or -1 with "FILE:LINE: reason" in err. */
+int hc_tuning_load(char *err, size_t errlen);
+
 #endif

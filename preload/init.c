@@ -7,6 +7,7 @@
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_preload.h"
+#include "hc_tuning.h"
 
 extern char **environ;
 
@@ -24,6 +25,12 @@ static void load_config_or_exit(void)
     if (hc_config_load(&hc_cfg, environ, err, sizeof err, warn, sizeof warn) != 0) {
         if (speaker)
             fprintf(stderr, "hiercoll: error: %s\n", err);
+        fflush(stderr);
+        _exit(2);
+    }
+    if (hc_tuning_load(err, sizeof err) != 0) {
+        if (speaker)
+            fprintf(stderr, "hiercoll: error: HIERCOLL_TUNING: %s\n", err);
         fflush(stderr);
         _exit(2);
     }

@@ -79,6 +79,23 @@ while IFS='|' read -r name type def acc; do
 done < <(sed -n 's/^HC_VAR([a-z_0-9]*, *"\(HIERCOLL_[A-Z0-9_]*\)", *\(HC_[A-Z]*\), *"\([^"]*\)", *"\([^"]*\)".*/\1|\2|\3|\4/p' "$DEF")
 [ "$nvars" -ge 10 ] || { echo "read only $nvars variables from $DEF"; exit 1; }
 
+# HIERCOLL_TUNING names a file: a malformed one (tests/bad-input/tuning/) or a missing one stops
+# the run at init with one line "hiercoll: error: HIERCOLL_TUNING: FILE[:LINE]: reason".
+for f in tests/bad-input/tuning/* /nonexistent/tuning.txt; do
+    cases=$((cases + 1))
+    HIERCOLL_TUNING=$f LD_PRELOAD="$LIB" "$PROG" --iters 1 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+        ! grep -qE "^hiercoll: error: HIERCOLL_TUNING: $f(:[0-9]+)?: [a-zA-Z]" "$tmp/err"; then
+        echo "FAIL HIERCOLL_TUNING=$f: exit $rc"; sed 's/^/    /' "$tmp/err" | head -3; fail=1
+    fi
+done
+cases=$((cases + 1))
+if ! HIERCOLL_TUNING=tests/fuzz/seeds/tuning/rules.txt LD_PRELOAD="$LIB" "$PROG" --iters 2 \
+    >"$tmp/out" 2>"$tmp/err" || grep -q hiercoll "$tmp/err"; then
+    echo "FAIL a well-formed tuning file was not accepted:"; sed 's/^/    /' "$tmp/err" | head -3; fail=1
+fi
+
 # Under the launcher: every rank exits non-zero, one line in all (rank 0 speaks).
 cases=$((cases + 1))
 timeout 60 "$MPIEXEC" -n 3 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_SHM_LIMIT 5Q "$PROG" \

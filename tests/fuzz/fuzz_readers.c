@@ -6,6 +6,7 @@
  *   4 perf       hc_perf_read               machine-perf file (hiercoll commperf)
  *   5 machine    hc_machine_from_synthetic + hc_machine_set_unavailable
  *   6 config     hc_config_parse_value on every HIERCOLL_* variable
+ *   7 tuning     hc_tuning_read             tuning file (HIERCOLL_TUNING)
  * File readers get the input through a memfd (/proc/self/fd/N), so no disk is touched.
  * A reader must return 0 or -1 with a one-line "FILE:LINE: reason"; anything else aborts,
  * as do AddressSanitizer and UndefinedBehaviorSanitizer reports. */
@@ -22,6 +23,7 @@
 #include "hc_machine.h"
 #include "hc_mapfile.h"
 #include "hc_perffile.h"
+#include "hc_tuning_file.h"
 
 static int memfd = -1;
 static char path[64];
@@ -143,8 +145,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_err(rc, err, 0);
     }
     free(text);
+#elif HC_FUZZ_TARGET == 7
+    hc_tuning_rule *rules = NULL;
+    int n = -1;
+    rc = hc_tuning_read(as_file(data, size), &rules, &n, err, sizeof err);
+    if (rc == 0 && n < 0)
+        abort();
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (rules[i].algo < 0 || rules[i].rlo > rules[i].rhi || rules[i].nlo > rules[i].nhi ||
+            (rules[i].hi >= 0 && rules[i].hi <= rules[i].lo))
+            abort();
+    free(rules);
+    check_err(rc, err, 1);
 #else
-#error "HC_FUZZ_TARGET 1..6"
+#error "HC_FUZZ_TARGET 1..7"
 #endif
     return 0;
 }

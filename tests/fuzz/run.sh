@@ -12,14 +12,14 @@ CLANG=${CLANG:-clang}
 out=$BUILD/fuzz
 mkdir -p "$out/findings"
 command -v "$CLANG" >/dev/null || { echo "fuzz: $CLANG not found (apt-get install clang)"; exit 77; }
-targets=(graph matrix mapfile perf machine config)
+targets=(graph matrix mapfile perf machine config tuning)
 fail=0
 for i in "${!targets[@]}"; do
     t=${targets[$i]}
     bin=$out/fuzz_$t
     if ! "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-        -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) -Icommon -Imapping \
-        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c -o "$bin" -lmetis -lhwloc -lm; then
+        -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) -Icommon -Imapping -Icollectives \
+        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c collectives/tuning_file.c -o "$bin" -lmetis -lhwloc -lm; then
         echo "FAIL $t: does not build"; fail=1; continue
     fi
     corpus=$out/corpus_$t

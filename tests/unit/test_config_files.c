@@ -11,6 +11,7 @@
 #include "hc_mapfile.h"
 #include "hc_perffile.h"
 #include "hc_test.h"
+#include "hc_tuning_file.h"
 
 static int read_with(const char *reader, const char *path, char *err, size_t errlen)
 {
@@ -34,11 +35,16 @@ static int read_with(const char *reader, const char *path, char *err, size_t err
         hc_perf p;
         memset(&p, 0, sizeof p);
         rc = hc_perf_read(&p, path, err, errlen);
+    } else if (!strcmp(reader, "tuning")) {
+        hc_tuning_rule *rules = NULL;
+        int n = 0;
+        rc = hc_tuning_read(path, &rules, &n, err, errlen);
+        free(rules);
     }
     return rc;
 }
 
-static const char *readers[] = {"graph", "matrix", "mapfile", "perf"};
+static const char *readers[] = {"graph", "matrix", "mapfile", "perf", "tuning"};
 
 /* Calls fn(reader, path) for every regular file of base/<reader>/; returns how many. */
 static int each_file(const char *base, void (*fn)(const char *, const char *))
