@@ -14,7 +14,13 @@ expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 
 expect_status 0 "$HC" bench --dry-run --np 4 --vnode 2 --coll bcast --sizes 1K --iters 3
-expect_in "$TMP/out" "^$MPIEXEC -n 4 -genv LD_PRELOAD /[^ ]*/libhiercoll\.so -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 /[^ ]*/hiercoll-bench --coll bcast --sizes 1K --iters 3$"
+expect_in "$TMP/out" "^$MPIEXEC -n 4 (-bind-to core )?-genv LD_PRELOAD /[^ ]*/libhiercoll\.so -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 /[^ ]*/hiercoll-bench --coll bcast --sizes 1K --iters 3$"
+
+# Pinned when every rank has a core.
+if [ "$(nproc)" -ge 2 ]; then
+    expect_status 0 "$HC" bench --dry-run --np 2 --sizes 1K
+    expect_in "$TMP/out" "^$MPIEXEC -n 2 -bind-to core -genv LD_PRELOAD "
+fi
 
 expect_status 0 "$HC" bench --np 2 --sizes 8,4K --iters 5 --csv
 python3 - "$TMP/out" <<'PY' || fail "bench csv"

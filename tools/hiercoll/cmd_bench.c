@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "hc_cli.h"
@@ -108,6 +109,12 @@ int hc_cmd_bench(int argc, char **argv)
     args[n++] = (char *)hc_mpiexec();
     args[n++] = "-n";
     args[n++] = np_s;
+    /* Pinned when every rank has a core: unpinned, the scheduler sometimes stacks two ranks
+     * on one core for a while and a run's medians drift by 2x. */
+    if (np <= sysconf(_SC_NPROCESSORS_ONLN)) {
+        args[n++] = "-bind-to";
+        args[n++] = "core";
+    }
     args[n++] = "-genv";
     args[n++] = "LD_PRELOAD";
     args[n++] = (char *)lib;
