@@ -7,6 +7,7 @@
 
 #include "hc_coll.h"
 #include "hc_shm.h"
+#include "hc_util.h"
 #include "reduce_kernels.h"
 #include "ring_schedule.h"
 
@@ -31,6 +32,16 @@ static inline char *hc_red_at(const hc_red *r, const void *base, int64_t i)
     return (char *)base + i * (int64_t)r->extent;
 }
 
+/* One rank's line at the head of the node's segment: its phase counter and, for the CMA
+ * engine, where peers find its memory (written before the phase is published). */
+typedef struct hc_ar_flag {
+    _Alignas(HC_CACHELINE) _Atomic uint64_t seq;
+    int64_t pid;
+    uint64_t probe;               /* address of the CMA probe word */
+    uint64_t send_addr, recv_addr; /* this call's buffers (CMA engine) */
+    char pad[HC_CACHELINE - 5 * sizeof(uint64_t)];
+} hc_ar_flag;
+
 /* Shared segment of one node: a flag line per local rank, then two sets (by phase parity) of
  * one input slot per local rank and one result slot, each slot_bytes. */
 typedef struct hc_ar_shm {
@@ -42,10 +53,12 @@ typedef struct hc_ar_shm {
 typedef struct hc_ar_state {
     MPI_Comm comm;    /* private duplicate: ring messages never meet the user's */
     int shm_state;    /* 0 not tried, 1 usable, -1 failed somewhere: point to point only */
+    int cma_ok;       /* process_vm_readv/writev work between the local ranks, everywhere */
     hc_ar_shm shm;
+    void *cma_buf;    /* HC_AR_CMA_CHUNK bytes the CMA engine pulls peers' inputs into */
     void *tmp;        /* packet buffers of the ring */
     size_t tmp_bytes;
-    int announced;    /* lattice choice printed (verbose) */
+    int announced;    /* printed (verbose): 1 the lattice, 2 staged engine, 4 single copy */
 } hc_ar_state;
 
 /* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */
@@ -64,6 +77,10 @@ int hc_ring_run(hc_ar_state *st, const hc_red *r, const void *sendbuf, void *rec
  * agree on the outcome); returns 1 when usable. */
 int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st);
 void hc_ar_shm_free(hc_ar_state *st);
+/* The flag lines of the node's segment, one per local rank. */
+hc_ar_flag *hc_ar_flags(hc_ar_state *st);
+/* Publishes the next phase and waits until every local rank has. */
+void hc_ar_sync(hc_comm *c, hc_ar_state *st);
 /* Every local rank reduces every local vector (small messages). */
 int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                     void *recvbuf, int64_t count);
@@ -77,6 +94,17 @@ int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r);
  * the first, which is the node) the point-to-point ring on each rank's slice, then
  * allgather through shared memory. */
 int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
+                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords);
+
+/* Bytes the CMA engine pulls per process_vm_readv: in cache for the reduction that follows,
+ * large enough that the system call and page pinning stay small against the copy
+ * (docs/algorithms-allreduce.md). Elements wider than this take the staged engine. */
+#define HC_AR_CMA_CHUNK (128 * 1024)
+
+/* Same contract as hc_ar_shm_ring, with no staging copies: each rank pulls its slice of the
+ * peers' inputs with process_vm_readv, reduces it into its own result and pushes the result
+ * into the peers' receive buffers with process_vm_writev. Requires st->cma_ok. */
+int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                    void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords);
 
 #endif

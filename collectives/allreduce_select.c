@@ -52,32 +52,126 @@ static int is_predefined_op(MPI_Op op)
     return 0;
 }
 
-/* Fills r when the ring may split and reorder this reduction; 0 sends it to the vendor. */
-static int reduction_for(MPI_Datatype dt, MPI_Op op, hc_red *r)
+/* Whether elements of dt can be cut anywhere: they start at their own address, do not
+ * interleave, and their bytes can be copied as a block (no holes inside an element, none
+ * between elements except the padding of MINLOC/MAXLOC pair types such as MPI_DOUBLE_INT). */
+static int cuttable(MPI_Datatype dt, MPI_Op op, hc_red *r)
+{
+    MPI_Aint lb, tlb;
+    MPI_Count size = 0;
+    if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS ||
+        PMPI_Type_size_c(dt, &size) != MPI_SUCCESS)
+        return 0;
+    if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent ||
+        size != (MPI_Count)r->true_extent)
+        return 0;
+    return r->extent == r->true_extent || op == MPI_MINLOC || op == MPI_MAXLOC;
+}
+
+static int is_named(MPI_Datatype dt)
+{
+    MPI_Count ni, na, nc, nd;
+    int combiner;
+    return PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+/* The one named type every element of dt's type signature is, or MPI_DATATYPE_NULL when
+ * the signature mixes types (or is empty). */
+static MPI_Datatype signature_type(MPI_Datatype dt)
+{
+    MPI_Count ni, na, nc, nd;
+    int combiner;
+    if (PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (combiner == MPI_COMBINER_NAMED)
+        return dt;
+    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    MPI_Datatype one = MPI_DATATYPE_NULL;
+    if (ints && aints && counts && types &&
+        PMPI_Type_get_contents_c(dt, ni, na, nc, nd, ints, aints, counts, types) == MPI_SUCCESS) {
+        int mixed = nd == 0;
+        for (MPI_Count i = 0; i < nd; i++) {
+            MPI_Datatype t = signature_type(types[i]);
+            if (t == MPI_DATATYPE_NULL || (one != MPI_DATATYPE_NULL && t != one))
+                mixed = 1;
+            one = t;
+            if (!is_named(types[i]))
+                PMPI_Type_free(&types[i]);
+        }
+        if (mixed)
+            one = MPI_DATATYPE_NULL;
+    }
+    free(ints);
+    free(aints);
+    free(counts);
+    free(types);
+    return one;
+}
+
+/* Fills the reduction of (count, dt, op) when the ring may split and reorder it, with *n its
+ * element count; 0 sends it to the vendor. Predefined ops work on the signature's named type,
+ * so the decision and the split depend only on what MPI makes every rank agree on (count x
+ * signature, op), not on how each rank lays its buffer out; *repack says this rank's layout
+ * must be converted to an array of that type. User ops see the caller's datatype, so they
+ * work in its units and need a layout that can be cut. */
+static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r, int64_t *n,
+                         int *repack)
 {
     int commute = 0;
-    MPI_Aint lb, tlb;
     if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS || !commute)
         return 0;
-    if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS)
-        return 0;
-    /* Elements must start at their own address and not interleave, to be cut anywhere;
-     * their bytes are copied as a block, so no holes inside an element, and none between
-     * elements except the padding of MINLOC/MAXLOC pair types (MPI_DOUBLE_INT ...). */
-    MPI_Count size = 0;
-    if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent ||
-        PMPI_Type_size_c(dt, &size) != MPI_SUCCESS || size != (MPI_Count)r->true_extent)
-        return 0;
-    if (r->extent != r->true_extent && op != MPI_MINLOC && op != MPI_MAXLOC)
-        return 0;
-    r->dt = dt;
+    *n = (int64_t)count;
+    *repack = 0;
     r->op = op;
-    r->fn = hc_reduce_kernel(op, dt);
-    /* Predefined ops without a kernel: only MINLOC/MAXLOC go through MPI_Reduce_local. */
-    if (!r->fn && is_predefined_op(op) && op != MPI_MINLOC && op != MPI_MAXLOC)
+    if (!is_predefined_op(op)) {
+        r->dt = dt;
+        r->fn = NULL;
+        return cuttable(dt, op, r);
+    }
+    MPI_Datatype named = signature_type(dt);
+    MPI_Count tsize = 0, nsize = 0;
+    if (named == MPI_DATATYPE_NULL || !cuttable(named, op, r) ||
+        PMPI_Type_size_c(dt, &tsize) != MPI_SUCCESS ||
+        PMPI_Type_size_c(named, &nsize) != MPI_SUCCESS || nsize <= 0)
         return 0;
+    r->dt = named;
+    r->fn = hc_reduce_kernel(op, named);
+    /* Predefined ops without a kernel: only MINLOC/MAXLOC go through MPI_Reduce_local. */
+    if (!r->fn && op != MPI_MINLOC && op != MPI_MAXLOC)
+        return 0;
+    *n = (int64_t)count * (int64_t)(tsize / nsize);
+    if (dt != named) {
+        hc_red as_is;
+        /* A derived type laid out exactly as an array of the named type needs no copy. */
+        *repack = !(r->extent == r->true_extent && cuttable(dt, op, &as_is) &&
+                    as_is.extent == as_is.true_extent);
+    }
     return 1;
+}
+
+/* Copies (scount, stype) at src to (dcount, dtype) at dst, which have the same signature,
+ * through MPI's pack format (the conversion MPI defines between layouts). */
+static void retype(const void *src, MPI_Count scount, MPI_Datatype stype, void *dst,
+                   MPI_Count dcount, MPI_Datatype dtype, MPI_Comm comm)
+{
+    MPI_Count bytes = 0, pos = 0;
+    PMPI_Pack_size_c(scount, stype, comm, &bytes);
+    void *packed = malloc(bytes ? (size_t)bytes : 1);
+    if (!packed) {
+        hc_error("MPI_Allreduce: cannot allocate %lld bytes to convert a derived datatype",
+                 (long long)bytes);
+        PMPI_Abort(comm, 1);
+    }
+    PMPI_Pack_c(src, scount, stype, packed, bytes, &pos, comm);
+    bytes = pos;
+    pos = 0;
+    PMPI_Unpack_c(packed, bytes, &pos, dst, dcount, dtype, comm);
+    free(packed);
 }
 
 static void state_free(hc_comm *c, void *p)
@@ -167,13 +261,13 @@ static void lattice_for(hc_comm *c, int choice, long long bytes, hc_lattice *lat
 static void announce(hc_comm *c, hc_ar_state *st, const hc_lattice *lat, const char *how,
                      int shm)
 {
-    if (st->announced || c->rank != 0 || hc_log_verbosity < 1)
+    if ((st->announced & 1) || c->rank != 0 || hc_log_verbosity < 1)
         return;
     char text[64];
     hc_lattice_format(lat, text, sizeof text);
     hc_info(1, "allreduce on %d ranks: lattice %s (%s), first dimension through %s", c->size,
             text, how, shm ? "shared memory" : "point to point");
-    st->announced = 1;
+    st->announced |= 1;
 }
 
 static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
@@ -203,6 +297,16 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
         return hc_ring_run(st, r, sb, rb, &lat, coords, 0, 0, count);
     if (lat.d == 1 && count <= hc_ar_shm_small_max(c, st, r))
         return hc_ar_shm_small(c, st, r, sb, rb, count);
+    /* Every rank decides alike: count and element type follow from the signature. */
+    int single = st->cma_ok && bytes >= hc_cfg.allreduce_cma_threshold.i &&
+                 r->extent <= HC_AR_CMA_CHUNK;
+    if (!(st->announced & (2 << single)) && c->rank == 0) {
+        hc_info(2, "allreduce node dimension, first at %lld bytes: %s", bytes,
+                single ? "single copy (process_vm_readv/writev)" : "staged through the segment");
+        st->announced |= 2 << single;
+    }
+    if (single)
+        return hc_ar_cma_ring(c, st, r, sb, rb, count, &lat, coords);
     return hc_ar_shm_ring(c, st, r, sb, rb, count, &lat, coords);
 }
 
@@ -210,19 +314,34 @@ int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, hc_comm *c)
 {
     hc_red r;
-    if (count <= 0 || !reduction_for(dt, op, &r))
+    int64_t n;
+    int repack;
+    if (count <= 0 || !reduction_for(dt, count, op, &r, &n, &repack))
         return HC_FALLBACK;
     int choice = c->allreduce_choice >= 0 ? c->allreduce_choice : (int)hc_cfg.allreduce.i;
-    long long bytes = (long long)count * r.extent;
+    long long bytes = (long long)n * r.extent;
     if (choice == HC_ALLREDUCE_AUTO)
         choice = hc_tuning_choose("allreduce", bytes, c, builtin_choice(c, bytes));
     if (choice == HC_ALLREDUCE_AUTO || choice == HC_ALLREDUCE_VENDOR)
         return HC_FALLBACK;
     const void *sb = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (c->size == 1) {
+    if (!repack) {
+        if (c->size > 1)
+            return run(c, choice, sb, recvbuf, n, &r);
         if (sb != recvbuf)
-            memcpy(recvbuf, sb, hc_red_span(&r, count));
+            memcpy(recvbuf, sb, hc_red_span(&r, n));
         return MPI_SUCCESS;
     }
-    return run(c, choice, sb, recvbuf, (int64_t)count, &r);
+    /* This rank's layout differs from an array of the signature's type: reduce a copy. */
+    void *work = malloc(hc_red_span(&r, n));
+    if (!work) {
+        hc_error("MPI_Allreduce: cannot allocate %zu bytes to convert a derived datatype",
+                 hc_red_span(&r, n));
+        PMPI_Abort(c->comm, 1);
+    }
+    retype(sb, count, dt, work, (MPI_Count)n, r.dt, c->comm);
+    int rc = c->size > 1 ? run(c, choice, work, work, n, &r) : MPI_SUCCESS;
+    retype(work, (MPI_Count)n, r.dt, recvbuf, count, dt, c->comm);
+    free(work);
+    return rc;
 }

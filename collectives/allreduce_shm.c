@@ -8,17 +8,16 @@
  * phase q is read in phase q+1 and rewritten no earlier than q+2, after every reader has
  * published q+2; so two parities suffice and no extra barrier is needed. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "allreduce_impl.h"
+#include "hc_cma.h"
+#include "hc_copy.h"
 #include "hc_log.h"
 #include "hc_util.h"
 #include "hc_wait.h"
-
-typedef struct ar_flag {
-    _Alignas(HC_CACHELINE) _Atomic uint64_t seq;
-    char pad[HC_CACHELINE - sizeof(uint64_t)];
-} ar_flag;
 
 /* Up to this many bytes per vector, every rank reduces every vector (latency path). */
 #define HC_AR_SMALL_BYTES (16 * 1024)
@@ -27,10 +26,10 @@ typedef struct ar_flag {
 
 static size_t header_bytes(int nlocal)
 {
-    return HC_ALIGN_UP((size_t)nlocal * sizeof(ar_flag), 4096);
+    return HC_ALIGN_UP((size_t)nlocal * sizeof(hc_ar_flag), 4096);
 }
 
-static ar_flag *flags(hc_ar_state *st) { return st->shm.seg.base; }
+hc_ar_flag *hc_ar_flags(hc_ar_state *st) { return st->shm.seg.base; }
 
 /* Input slot of local rank l, or the result slot when l == nlocal, in set `parity`. */
 static char *slot(hc_comm *c, hc_ar_state *st, int parity, int l)
@@ -40,9 +39,9 @@ static char *slot(hc_comm *c, hc_ar_state *st, int parity, int l)
            (size_t)l * st->shm.slot_bytes;
 }
 
-static void publish_and_wait(hc_comm *c, hc_ar_state *st)
+void hc_ar_sync(hc_comm *c, hc_ar_state *st)
 {
-    ar_flag *f = flags(st);
+    hc_ar_flag *f = hc_ar_flags(st);
     uint64_t q = ++st->shm.phase;
     atomic_store_explicit(&f[c->local_rank].seq, q, memory_order_release);
     for (int l = 0; l < c->local_size; l++) {
@@ -62,18 +61,37 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     st->shm.slot_bytes = slot;
     st->shm.phase = 0;
     size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * slot;
-    int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, all_ok = 0;
+    int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
+    if (ok && c->local_size > 1 && !(st->cma_buf = malloc(HC_AR_CMA_CHUNK))) {
+        hc_shm_destroy(&st->shm.seg);
+        ok = 0;
+    }
+    if (ok && c->local_size > 1) {
+        hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
+        mine->pid = getpid();
+        mine->probe = hc_cma_probe_addr();
+    }
+    /* Whether CMA works is known once every rank has published its probe word. */
+    PMPI_Barrier(c->comm);
+    if (ok && c->local_size > 1) {
+        hc_ar_flag *peer = &hc_ar_flags(st)[(c->local_rank + 1) % c->local_size];
+        cma = hc_cma_probe(peer->pid, peer->probe);
+    }
     /* Nodes must agree too: one node on the vendor path while another runs the ring hangs. */
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
-    if (!all_ok)
+    int v[2] = {ok, cma}, all[2];
+    PMPI_Allreduce(v, all, 2, MPI_INT, MPI_LAND, c->comm);
+    if (!all[0])
         hc_ar_shm_free(st);
-    st->shm_state = all_ok ? 1 : -1;
-    return all_ok;
+    st->shm_state = all[0] ? 1 : -1;
+    st->cma_ok = all[0] && all[1];
+    return all[0];
 }
 
 void hc_ar_shm_free(hc_ar_state *st)
 {
     hc_shm_destroy(&st->shm.seg);
+    free(st->cma_buf);
+    st->cma_buf = NULL;
 }
 
 int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r)
@@ -97,7 +115,7 @@ int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *se
 {
     int parity = (int)(st->shm.phase & 1);
     memcpy(slot(c, st, parity, c->local_rank), sendbuf, hc_red_span(r, count));
-    publish_and_wait(c, st);
+    hc_ar_sync(c, st);
     reduce_inputs(c, st, r, parity, recvbuf, 0, count);
     return MPI_SUCCESS;
 }
@@ -135,14 +153,14 @@ int hc_ar_shm_small_nodes(hc_comm *c, hc_ar_state *st, const hc_red *r, const vo
     }
     int parity = (int)(st->shm.phase & 1);
     memcpy(slot(c, st, parity, c->local_rank), sendbuf, span);
-    publish_and_wait(c, st);
+    hc_ar_sync(c, st);
     char *res = slot(c, st, (int)(st->shm.phase & 1), c->local_size);
     if (c->local_rank == 0) {
         reduce_inputs(c, st, r, parity, recvbuf, 0, count);
         rc = leaders_allreduce(c, st, r, recvbuf, count);
         memcpy(res, recvbuf, span);
     }
-    publish_and_wait(c, st);
+    hc_ar_sync(c, st);
     if (c->local_rank != 0)
         memcpy(recvbuf, res, span);
     return rc;
@@ -169,6 +187,7 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
 {
     int64_t chunk = (int64_t)(st->shm.slot_bytes / (size_t)r->extent);
     int across = lat->d > 1; /* dimensions beyond the node: the slice goes round them */
+    int stream = hc_red_span(r, count) >= HC_COPY_NT_MIN;
     int rc = MPI_SUCCESS;
     for (int64_t start = 0; start < count; start += chunk) {
         int64_t n = HC_MIN(chunk, count - start), so, sl;
@@ -181,27 +200,28 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
         if (so + sl < n)
             memcpy(hc_red_at(r, myin, so + sl), hc_red_at(r, src, so + sl),
                    hc_red_span(r, n - so - sl));
-        publish_and_wait(c, st);
+        hc_ar_sync(c, st);
 
-        /* The slice is reduced into this rank's result, then published for the peers,
-         * which copy every slice but their own. */
+        /* The slice is reduced into the result slot, published for the peers, and every
+         * rank copies the whole chunk out. Beyond the node the slice must first go round
+         * the ring in the receive buffer, so there it is reduced in place and copied up. */
         int out = (int)(st->shm.phase & 1);
         char *res = slot(c, st, out, c->local_size);
         char *dst = hc_red_at(r, recvbuf, start);
-        if (sl > 0) {
+        if (sl > 0 && !across) {
+            reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, res, so), so, sl);
+        } else if (sl > 0) {
             reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, dst, so), so, sl);
-            if (across) {
-                int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
-                if (e != MPI_SUCCESS)
-                    rc = e;
-            }
+            int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
+            if (e != MPI_SUCCESS)
+                rc = e;
             memcpy(hc_red_at(r, res, so), hc_red_at(r, dst, so), hc_red_span(r, sl));
         }
-        publish_and_wait(c, st);
-        memcpy(dst, res, hc_red_span(r, so));
-        if (so + sl < n)
-            memcpy(hc_red_at(r, dst, so + sl), hc_red_at(r, res, so + sl),
-                   hc_red_span(r, n - so - sl));
+        hc_ar_sync(c, st);
+        if (stream)
+            hc_copy_nt(dst, res, hc_red_span(r, n));
+        else
+            memcpy(dst, res, hc_red_span(r, n));
     }
     return rc;
 }

@@ -3,10 +3,16 @@
  * floating-point data, against the vendor within a tolerance and bit-identical on all ranks.
  * Every op x predefined type, counts around the number of ranks, primes and several MiB,
  * MPI_IN_PLACE, MPI_Allreduce_c, user ops (commutative, on a derived type, and a
- * non-commutative one that must fall back), MINLOC/MAXLOC, sub-communicators.
+ * non-commutative one that must fall back), MINLOC/MAXLOC, sub-communicators, and one
+ * signature laid out differently on different ranks.
+ * The CMA threshold lines run the single-copy node engine for every vector beyond the small
+ * path (0) or never (1T), on one node and with a ring across virtual nodes.
  * The 8-rank cases cover the 2x2x2 lattice the cost model picks, and forced 2x2x2 and 2x4.
  * HC_T_AR_LIGHT=1 (used at 6 and 8 ranks, where every call is slow) keeps one type per kind.
  * hc-test: np=1,2,3 preload=both timeout=240
+ * hc-test: np=2 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=1T
+ * hc-test: np=2,3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d
  * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
@@ -399,6 +405,66 @@ static void holes_untouched(MPI_Comm comm, int size, int rank)
     MPI_Type_free(&strided);
 }
 
+/* Predefined ops on derived types: the same signature laid out differently on different
+ * ranks (plain ints, a contiguous pair type, a strided vector with holes, resized) must meet
+ * in one algorithm, give exact sums and leave holes alone; in place too. MPI asks for the
+ * same datatype on every rank of a reduction, so this checks hiercoll's robustness, not the
+ * vendor's (which sees one layout per run here). */
+static void mixed_layouts(MPI_Comm comm, int size, int rank, int64_t n, int in_place)
+{
+    MPI_Datatype pair, strided, spaced;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_vector((int)n, 1, 2, MPI_INT, &strided);
+    MPI_Type_create_resized(pair, 0, 3 * sizeof(int), &spaced); /* 2 ints, then a hole */
+    MPI_Type_commit(&pair);
+    MPI_Type_commit(&strided);
+    MPI_Type_commit(&spaced);
+    int layout = hc_t_preloaded() ? rank % 4 : 0;
+    int *in = malloc(sizeof(int) * 3 * (size_t)n), *out = malloc(sizeof(int) * 3 * (size_t)n);
+    /* where[i]: position of the i-th int of the signature in this rank's layout */
+    int64_t *where = malloc(sizeof(int64_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        where[i] = layout == 2 ? 2 * i : layout == 3 ? 3 * (i / 2) + i % 2 : i;
+    for (int64_t i = 0; i < 3 * n; i++)
+        in[i] = out[i] = -7;
+    for (int64_t i = 0; i < n; i++)
+        in[where[i]] = (int)(mix(rank, i, 90) % 100000);
+    if (in_place)
+        memcpy(out, in, sizeof(int) * 3 * (size_t)n);
+    const void *src = in_place ? MPI_IN_PLACE : in;
+    if (layout == 0)
+        MPI_Allreduce(src, out, (int)n, MPI_INT, MPI_SUM, comm);
+    else if (layout == 1)
+        MPI_Allreduce(src, out, (int)(n / 2), pair, MPI_SUM, comm);
+    else if (layout == 2)
+        MPI_Allreduce(src, out, 1, strided, MPI_SUM, comm);
+    else
+        MPI_Allreduce(src, out, (int)(n / 2), spaced, MPI_SUM, comm);
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++) {
+        int want = 0;
+        for (int r = 0; r < size; r++)
+            want += (int)(mix(r, i, 90) % 100000);
+        if (out[where[i]] != want)
+            bad = i;
+    }
+    int64_t hole = -1;
+    for (int64_t i = 0, k = 0; i < 3 * n && hole < 0; i++) {
+        if (k < n && where[k] == i)
+            k++;
+        else if (out[i] != -7 && !(in_place && out[i] == in[i]))
+            hole = i;
+    }
+    HC_T_CHECK(bad < 0, "mixed layouts (layout %d, n %lld%s): element %lld wrong", layout,
+               (long long)n, in_place ? ", in place" : "", (long long)bad);
+    HC_T_CHECK(hole < 0, "mixed layouts (layout %d, n %lld): int %lld outside the type written",
+               layout, (long long)n, (long long)hole);
+    free(in), free(out), free(where);
+    MPI_Type_free(&pair);
+    MPI_Type_free(&strided);
+    MPI_Type_free(&spaced);
+}
+
 static void large_count_entry(MPI_Comm comm, int size)
 {
     MPI_Count n = 100003;
@@ -434,6 +500,9 @@ int main(int argc, char **argv)
     minmaxloc(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     large_count_entry(MPI_COMM_WORLD, hc_t_size);
     holes_untouched(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
+    int64_t mixed_counts[] = {2 * hc_t_size, 2002, 600002};
+    for (int k = 0; k < 3; k++)
+        mixed_layouts(MPI_COMM_WORLD, hc_t_size, hc_t_rank, mixed_counts[k], k == 1);
 
     /* Forced algorithms on duplicates, and a reversed sub-communicator (irregular nodes). */
     const char *algos[] = {"ring1d", "shm", "ring", "vendor"};

@@ -1,0 +1,19 @@
+/* Copies for collectives that move more data than the caches hold. */
+#ifndef HC_COPY_H
+#define HC_COPY_H
+
+#include <stddef.h>
+
+/* Destinations of at least this many bytes in one call are written with non-temporal
+ * stores: they would not stay cached anyway, and streaming skips reading each line
+ * before it is overwritten, a third of the memory traffic of a copy
+ * (docs/algorithms-allreduce.md). */
+#ifndef HC_COPY_NT_MIN
+#define HC_COPY_NT_MIN ((size_t)4 << 20)
+#endif
+
+/* memcpy whose stores bypass the caches (where the CPU allows; else memcpy). The stores are
+ * fenced before the return, so a release store after it publishes them. */
+void hc_copy_nt(void *dst, const void *src, size_t n);
+
+#endif
