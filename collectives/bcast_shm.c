@@ -6,7 +6,10 @@
  * its own cell (acquire), forwards the cell to its children, copies out of the root's slot,
  * then publishes done = g + 1 on its own cache line. A root may fill slot g % s (of any
  * queue, and the cells with that index) once every peer's done counter shows that the
- * fragments of the previous use of that slot's set are finished. */
+ * fragments of the previous use of that slot's set are finished.
+ *
+ * Large messages may go by CMA instead, one fragment number per call, cooperatively: see
+ * root_cma / reader_cma below. */
 #include "bcast_shm.h"
 
 #include <stdlib.h>
@@ -23,6 +26,18 @@
  * as fast as the model's larger f here and pipelines 64 KiB messages (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (1u << 20)
 #define HC_BCAST_TW_OVER_T 256.0
+
+/* Cooperative CMA: the stream is cut into chunks of this size (or larger for streams beyond
+ * 4 TiB, so the chunk count fits a claim field). 256 KiB measured best for one reader pulling
+ * while the root pushes, on 2..32 MiB (128 KiB and 512 KiB within 15%, 64 KiB and 1 MiB
+ * 1.5-1.8x slower at 8 MiB; docs/algorithms-bcast.md). */
+#define HC_CMA_CHUNK ((size_t)256 << 10)
+/* cma_claim = tag << 48 | back << 24 | front: chunks [0, front) are the reader's, the last
+ * `back` chunks the root's. The tag, (g + 1) mod 2^16, makes a claim of an earlier call that
+ * comes too late fail instead of landing in the reader's next stream. */
+#define CLAIM_FIELD_BITS 24
+#define CLAIM_FIELD_MAX ((1ull << CLAIM_FIELD_BITS) - 1)
+#define CLAIM_TAG_SHIFT (2 * CLAIM_FIELD_BITS)
 
 static inline hc_bhead *head_of(const hc_bstate *st, int r)
 {
@@ -131,6 +146,8 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     mine->cma_probe = hc_cma_probe_addr();
     mine->numa = node;
     ok = ok && build_trees(st) == 0;
+    st->cma_idle = calloc((size_t)st->n, 1);
+    ok = ok && st->cma_idle != NULL;
     int all_ok = 0;
     PMPI_Barrier(c->local);
 
@@ -160,6 +177,7 @@ void hc_bshm_destroy(hc_bstate *st)
     free(st->cstart);
     free(st->child);
     free(st->domain);
+    free(st->cma_idle);
     free(st);
 }
 
@@ -199,6 +217,142 @@ static void notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t
     }
 }
 
+static size_t cma_chunk_bytes(size_t m)
+{
+    size_t for_field = (m + CLAIM_FIELD_MAX - 1) / CLAIM_FIELD_MAX;
+    return HC_MAX(HC_CMA_CHUNK, HC_ALIGN_UP(for_field, (size_t)4096));
+}
+
+static uint64_t claim_tag(uint64_t g) { return (g + 1) & 0xffff; }
+
+static uint64_t claim_word(uint64_t tag, uint64_t front, uint64_t back)
+{
+    return tag << CLAIM_TAG_SHIFT | back << CLAIM_FIELD_BITS | front;
+}
+
+/* Claims the next chunk of one reader's stream, from the front (the reader) or the back (the
+ * root). Returns its index, or -1 when every chunk is claimed (then *back_total is the root's
+ * final share) or the word already belongs to a later call. Relaxed is enough: a claim only
+ * splits the work; the data is published through cma_pushed and done. */
+static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunks, int from_back,
+                           uint64_t *back_total)
+{
+    uint64_t w = atomic_load_explicit(word, memory_order_relaxed);
+    for (;;) {
+        if (w >> CLAIM_TAG_SHIFT != tag)
+            return -1;
+        uint64_t front = w & CLAIM_FIELD_MAX, back = (w >> CLAIM_FIELD_BITS) & CLAIM_FIELD_MAX;
+        if (front + back >= nchunks) {
+            *back_total = back;
+            return -1;
+        }
+        uint64_t next = from_back ? claim_word(tag, front, back + 1) : claim_word(tag, front + 1, back);
+        if (atomic_compare_exchange_weak_explicit(word, &w, next, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return (int64_t)(from_back ? nchunks - 1 - back : front);
+    }
+}
+
+/* Root of a CMA call: announce my stream, then push chunks from the back of every reader that
+ * has published its buffer, one chunk per reader per round, so a late or descheduled reader
+ * holds up nobody; a reader that finished (or moved on) leaves the round. My stream must stay
+ * valid until every reader is done. */
+static void root_cma(hc_bstate *st, const char *src, size_t m)
+{
+    int me = st->me, n = st->n;
+    uint64_t g = st->seq++;
+    wait_slot_free(st, g);
+    uint64_t where[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src};
+    notify(st, me, g, HC_BCELL_CMA, 0, where, sizeof where);
+
+    size_t chunk = cma_chunk_bytes(m);
+    uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
+    memset(st->cma_idle, 0, (size_t)n);
+    st->cma_idle[me] = 1;
+    int idle = 1;
+    hc_backoff b = HC_BACKOFF_INIT;
+    while (idle < n) {
+        int pushed_any = 0;
+        for (int i = 1; i < n; i++) {
+            int r = (me + i) % n;
+            if (st->cma_idle[r])
+                continue;
+            hc_bhead *h = head_of(st, r);
+            uint64_t published = atomic_load_explicit(&h->cma_seq, memory_order_acquire);
+            if (published < g + 1)
+                continue; /* not here yet: serve the others meanwhile */
+            uint64_t back_total;
+            int64_t k = published == g + 1
+                            ? claim_chunk(&h->cma_claim, tag, nchunks, 1, &back_total)
+                            : -1;
+            if (k < 0) {
+                st->cma_idle[r] = 1;
+                idle++;
+                continue;
+            }
+            /* A successful claim means this reader is not finished, so cma_dst is still the
+             * address for this call. */
+            size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
+            uint64_t dst = atomic_load_explicit(&h->cma_dst, memory_order_relaxed);
+            if (hc_cma_write(h->pid, dst + off, src + off, len) != 0) {
+                hc_error("process_vm_writev to pid %lld failed in MPI_Bcast", (long long)h->pid);
+                PMPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            atomic_fetch_add_explicit(&h->cma_pushed, 1, memory_order_release);
+            pushed_any = 1;
+        }
+        if (pushed_any)
+            b = (hc_backoff)HC_BACKOFF_INIT;
+        else if (idle < n)
+            hc_backoff_wait(&b);
+    }
+    b = (hc_backoff)HC_BACKOFF_INIT;
+    for (int r = 0; r < n; r++)
+        while (r != me && atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire) < g + 1)
+            hc_backoff_wait(&b);
+    st->known_min = g + 1;
+}
+
+/* Reader of a CMA call: publish my buffer at once (the root may start pushing before its cell
+ * reaches me), then pull chunks from the front until the claims meet, then wait for the root's
+ * share to land. */
+static void reader_cma(hc_bstate *st, char *dst, size_t m, int lroot)
+{
+    uint64_t g = st->seq++;
+    hc_bhead *mine = head_of(st, st->me);
+    size_t chunk = cma_chunk_bytes(m);
+    uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
+    /* Every push of earlier calls was seen (acquire) before they finished, so this is exact. */
+    uint64_t pushed_before = atomic_load_explicit(&mine->cma_pushed, memory_order_relaxed);
+    atomic_store_explicit(&mine->cma_dst, (uint64_t)(uintptr_t)dst, memory_order_relaxed);
+    atomic_store_explicit(&mine->cma_claim, claim_word(tag, 0, 0), memory_order_relaxed);
+    atomic_store_explicit(&mine->cma_seq, g + 1, memory_order_release);
+
+    hc_bcell *x = cell_of(st, st->me, g);
+    hc_backoff b = HC_BACKOFF_INIT;
+    while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
+        hc_backoff_wait(&b);
+    notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+    uint64_t where[2];
+    memcpy(where, x->payload, sizeof where);
+
+    uint64_t root_share = 0;
+    int64_t k;
+    while ((k = claim_chunk(&mine->cma_claim, tag, nchunks, 0, &root_share)) >= 0) {
+        size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
+        if (hc_cma_read((int64_t)where[0], where[1] + off, dst + off, len) != 0) {
+            /* Probed at setup, so only a vanished root gets here: no safe way on. */
+            hc_error("process_vm_readv from pid %lld failed in MPI_Bcast", (long long)where[0]);
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    b = (hc_backoff)HC_BACKOFF_INIT;
+    while (atomic_load_explicit(&mine->cma_pushed, memory_order_acquire) - pushed_before <
+           root_share)
+        hc_backoff_wait(&b);
+    atomic_store_explicit(&mine->done, g + 1, memory_order_release);
+}
+
 static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
 {
     int me = st->me;
@@ -208,17 +362,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
         wait_slot_free(st, g);
         notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
     } else if (use_cma) {
-        /* Large: readers pull from my buffer; it must stay valid until all have done so. */
-        uint64_t g = st->seq++;
-        wait_slot_free(st, g);
-        uint64_t where[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src};
-        notify(st, me, g, HC_BCELL_CMA, 0, where, sizeof where);
-        hc_backoff b = HC_BACKOFF_INIT;
-        for (int r = 0; r < st->n; r++)
-            while (r != me &&
-                   atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire) < g + 1)
-                hc_backoff_wait(&b);
-        st->known_min = g + 1;
+        root_cma(st, src, m);
     } else {
         for (size_t off = 0; off < m; off += st->f) {
             size_t len = HC_MIN(st->f, m - off);
@@ -233,7 +377,11 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
 
 static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_cma)
 {
-    size_t nfrag = (m <= HC_BCELL_INLINE_MAX || use_cma) ? 1 : (m + st->f - 1) / st->f;
+    if (use_cma && m > HC_BCELL_INLINE_MAX) {
+        reader_cma(st, dst, m, lroot);
+        return;
+    }
+    size_t nfrag = m <= HC_BCELL_INLINE_MAX ? 1 : (m + st->f - 1) / st->f;
     hc_bhead *mine = head_of(st, st->me);
     size_t off = 0;
     for (size_t i = 0; i < nfrag; i++) {
@@ -246,15 +394,6 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_c
         notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
         if (x->kind == HC_BCELL_INLINE) {
             memcpy(dst, x->payload, x->len);
-        } else if (x->kind == HC_BCELL_CMA) {
-            uint64_t where[2];
-            memcpy(where, x->payload, sizeof where);
-            if (hc_cma_read((int64_t)where[0], where[1], dst, m) != 0) {
-                /* Probed at setup, so only a vanished root gets here: no safe way on. */
-                hc_error("process_vm_readv from pid %lld failed in MPI_Bcast",
-                         (long long)where[0]);
-                PMPI_Abort(MPI_COMM_WORLD, 1);
-            }
         } else {
             memcpy(dst + off, slot_of(st, lroot, g), x->len);
             off += x->len;

@@ -24,10 +24,17 @@ typedef struct hc_bcell {
 } hc_bcell;
 _Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
 
-/* Head of each rank's region: counters on their own cache lines. */
+/* Head of each rank's region: counters on their own cache lines. The cma_* words serve the
+ * cooperative CMA broadcast (bcast_shm.c): a reader publishes where its stream lands, then
+ * it and the root claim chunks of it through one word. They share the line of done because
+ * the owner writes them once per call and the root touches them once per chunk. */
 typedef struct hc_bhead {
-    _Atomic uint64_t done;  /* fragments < done are finished by this rank (release) */
-    char pad0[56];
+    _Atomic uint64_t done;      /* fragments < done are finished by this rank (release) */
+    _Atomic uint64_t cma_seq;   /* fragment g + 1 once cma_dst and cma_claim are set (release) */
+    _Atomic uint64_t cma_dst;   /* address of this reader's stream for fragment cma_seq - 1 */
+    _Atomic uint64_t cma_claim; /* packed (tag, front, back) chunk claims, see bcast_shm.c */
+    _Atomic uint64_t cma_pushed; /* chunks the root has written here, ever (monotonic, release) */
+    char pad0[24];
     int64_t pid;            /* for process_vm_readv */
     uint64_t cma_probe;     /* address of a word peers read to test CMA */
     int32_t numa;           /* domain the region should live on (-1 unknown) */
@@ -46,7 +53,8 @@ typedef struct hc_bstate {
     size_t data_off;        /* offset of the data buffers inside a region */
     uint64_t seq;           /* next fragment number (identical on every local rank) */
     uint64_t known_min;     /* a lower bound of every peer's done counter */
-    int cma_ok;             /* process_vm_readv works between every pair of local ranks */
+    int cma_ok;             /* process_vm_readv/writev work between every pair of local ranks */
+    unsigned char *cma_idle; /* [n] root side: readers with nothing left for the root to push */
     int tree_kind;
     /* Trees for every root, my part only: parent of me, my children. */
     int *parent;            /* [n] */
@@ -63,7 +71,9 @@ hc_bstate *hc_bshm_create(hc_comm *c);
 void hc_bshm_destroy(hc_bstate *st);
 
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
- * ranks. use_cma: readers pull the root's stream with process_vm_readv (requires cma_ok). */
+ * ranks. use_cma: single copy with process_vm_readv/writev, every reader pulling its stream
+ * from the front while the root pushes it from the back (requires cma_ok; every local rank
+ * must pass the same use_cma, so decide it from m only). */
 void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int use_cma);
 
 /* Model defaults (seed 002): f* = sqrt(b * tw_over_t) rounded up to a page, s = b / f,

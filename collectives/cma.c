@@ -50,6 +50,9 @@ uint64_t hc_cma_probe_addr(void)
 
 int hc_cma_probe(int64_t pid, uint64_t addr)
 {
+    /* Writing needs the same ptrace permission as reading; writing back the value the word
+     * already holds checks it without disturbing the peer. */
     uint64_t v = 0;
-    return hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid);
+    return hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid) &&
+           hc_cma_write(pid, addr, &v, sizeof v) == 0;
 }

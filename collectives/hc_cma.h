@@ -15,7 +15,8 @@ int hc_cma_write(int64_t pid, uint64_t addr, const void *src, size_t len);
 /* This process's probe word: its address, to publish, and the value a peer must read. */
 uint64_t hc_cma_probe_addr(void);
 uint64_t hc_cma_probe_value(int64_t pid);
-/* 1 when this process may read pid's memory (its probe word at addr holds the value). */
+/* 1 when this process may read and write pid's memory (its probe word at addr holds the
+ * value, and takes it written back). */
 int hc_cma_probe(int64_t pid, uint64_t addr);
 
 #endif

@@ -9,6 +9,8 @@
  * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=4
  * hc-test: np=8 preload=yes timeout=180
  * hc-test: np=8 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=3,HIERCOLL_BCAST_HIER_CHUNK=64K
+ * hc-test: np=2,3,4 preload=yes timeout=180 env=HIERCOLL_BCAST=shm-cma
+ * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_BCAST=shm-cma
  */
 #include "hc_mpitest.h"
 
@@ -238,11 +240,82 @@ static void back_to_back(int calls)
     MPI_Comm_free(&c);
 }
 
+/* Chunk of the cooperative CMA broadcast (HC_CMA_CHUNK, collectives/bcast_shm.c). */
+#define CMA_CHUNK ((size_t)256 << 10)
+
+/* The cooperative CMA path, when HIERCOLL_BCAST=shm-cma forces it: one chunk or less, several
+ * chunks with a partial last one, at every root; root and readers with different (count,
+ * type), packed and direct; then back-to-back calls with rotating roots and sizes, where a
+ * reader that finished early publishes its next buffer while the last root still pushes. */
+static void cma_chunks(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm ref = hc_t_vendor_dup(comm);
+    size_t sizes[] = {49, CMA_CHUNK - 1, CMA_CHUNK, CMA_CHUNK + 1, 5 * CMA_CHUNK + 777};
+    char what[96];
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int root = 0; root < size; root++) {
+            snprintf(what, sizeof what, "cma size %zu", sizes[k]);
+            /* The vendor is slow oversubscribed: its reference at root 0 only for big sizes. */
+            int use_ref = sizes[k] <= CMA_CHUNK || root == 0;
+            check_bytes(comm, use_ref ? ref : MPI_COMM_NULL, sizes[k], root,
+                        (uint64_t)(9000 + k * 31 + (size_t)root), what);
+        }
+
+    /* 1311200 bytes: 5 chunks and 480 bytes. A strided column is packed on the readers; a
+     * contiguous(4) of ints against doubles lands straight in the user buffers. */
+    int nints = 327800;
+    MPI_Datatype col, c4;
+    MPI_Type_vector(nints, 1, 3, MPI_INT, &col);
+    MPI_Type_commit(&col);
+    MPI_Type_contiguous(4, MPI_INT, &c4);
+    MPI_Type_commit(&c4);
+    for (int root = 0; root < size; root++) {
+        uint64_t seed = 9500 + (uint64_t)root;
+        check_types(comm, ref, MPI_INT, nints, col, 1, root, seed, "cma ints->column");
+        check_types(comm, ref, col, 1, MPI_INT, nints, root, seed + 1, "cma column->ints");
+        check_types(comm, ref, MPI_DOUBLE, nints / 2, c4, nints / 4, root, seed + 2,
+                    "cma doubles->contiguous(4)");
+    }
+    MPI_Type_free(&col);
+    MPI_Type_free(&c4);
+    MPI_Comm_free(&ref);
+
+    size_t cap = 3 * CMA_CHUNK + 4096;
+    unsigned char *buf = malloc(cap), *want = malloc(cap);
+    int calls = size > 4 ? 60 : 200;
+    long bad = 0;
+    for (int i = 0; i < calls; i++) {
+        size_t bytes = 49 + (size_t)i * 104729 % (cap - 49);
+        int root = (i * 5 + i / size) % size;
+        hc_t_fill(want, bytes, 7000 + (uint64_t)i);
+        if (rank == root)
+            memcpy(buf, want, bytes);
+        else
+            memset(buf, 0, bytes);
+        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
+        if (hc_t_first_diff(buf, want, bytes) >= 0)
+            bad++;
+    }
+    HC_T_CHECK(bad == 0, "cma: %ld of %d back-to-back calls wrong", bad, calls);
+    free(buf);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     hc_t_init(&argc, &argv);
     frag = env_size("HIERCOLL_BCAST_FRAG", frag);
     queue = env_size("HIERCOLL_BCAST_QUEUE", queue);
+    const char *forced = getenv("HIERCOLL_BCAST");
+    if (forced && strcmp(forced, "shm-cma") == 0) {
+        /* The suite below runs too, its "auto" and split communicators on CMA. */
+        MPI_Comm comm = hc_t_algo_dup(MPI_COMM_WORLD, "", "");
+        cma_chunks(comm);
+        MPI_Comm_free(&comm);
+    }
     int big = hc_t_size > 4;
     for (int k = 0; k < (big ? 2 : NALGOS); k++) {
         MPI_Comm comm = hc_t_algo_dup(MPI_COMM_WORLD, algos[k], "");
