@@ -1,9 +1,6 @@
 /* MPI_Bcast: choose the path, turn any datatype into a contiguous byte stream, and compose the
  * intra-node queue broadcast with the node leaders' stage when the communicator spans nodes. */
-#include <limits.h>
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "bcast_shm.h"
 #include "hc_config.h"
@@ -72,36 +69,13 @@ static hc_bstate *state_of(hc_comm *c)
     return st;
 }
 
-/* Online CPUs, read once: sysconf reads /sys on every call. */
-static long online_cpus(void)
-{
-    static _Atomic long cached;
-    long n = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (n <= 0) {
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-        n = n > 0 ? n : 1;
-        atomic_store_explicit(&cached, n, memory_order_relaxed);
-    }
-    return n;
-}
-
-/* Size from which the built-in rule takes CMA. With more local ranks than CPUs it doubles:
- * readers then queue for the cores and the root's pushes help less, and at 4 and 8 ranks on
- * 2 cores CMA measured 1.2-2.4x slower than the queue at 1 MiB, even from 2 MiB on
- * (docs/algorithms-bcast.md). Depends only on the node, so its ranks agree. */
-static long long cma_threshold(const hc_comm *c)
-{
-    long long t = hc_cfg.bcast_cma_threshold.i;
-    return c->local_size > online_cpus() && t <= LLONG_MAX / 2 ? 2 * t : t;
-}
-
 /* Built-in rule: the queue below the CMA threshold, single copy from it on. */
-static int builtin_choice(const hc_comm *c, long long bytes)
+static int builtin_choice(long long bytes)
 {
-    return bytes >= cma_threshold(c) ? HC_BCAST_SHM_CMA : HC_BCAST_SHM;
+    return bytes >= hc_cfg.bcast_cma_threshold.i ? HC_BCAST_SHM_CMA : HC_BCAST_SHM;
 }
 
-static int want_cma(const hc_comm *c, const hc_bstate *st, int choice, size_t bytes)
+static int want_cma(const hc_bstate *st, int choice, size_t bytes)
 {
     if (!st->cma_ok || bytes <= HC_BCELL_INLINE_MAX)
         return 0;
@@ -109,7 +83,7 @@ static int want_cma(const hc_comm *c, const hc_bstate *st, int choice, size_t by
         return 1;
     if (choice == HC_BCAST_SHM)
         return 0;
-    return (long long)bytes >= cma_threshold(c);
+    return (long long)bytes >= hc_cfg.bcast_cma_threshold.i;
 }
 
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
@@ -120,7 +94,7 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, char *stream, size_t m, int ro
     size_t chunk = c->num_nodes > 1 ? (size_t)hc_cfg.bcast_hier_chunk.i : m;
     for (size_t off = 0; off < m; off += chunk) {
         size_t len = HC_MIN(chunk, m - off);
-        int cma = want_cma(c, st, choice, len);
+        int cma = want_cma(st, choice, len);
         if (c->node == rnode) {
             hc_bshm_bcast(st, stream + off, len, c->local_rank_of[root], cma);
             if (c->local_rank == 0 && c->num_nodes > 1)
@@ -149,7 +123,7 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
     if (m == 0)
         return MPI_SUCCESS;
     if (choice == HC_BCAST_AUTO)
-        choice = hc_tuning_choose("bcast", (long long)m, c, builtin_choice(c, (long long)m));
+        choice = hc_tuning_choose("bcast", (long long)m, c, builtin_choice((long long)m));
     if (choice == HC_BCAST_VENDOR)
         return HC_FALLBACK;
     hc_bstate *st = state_of(c);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bcast_tree.h"
+#include "hc_copy.h"
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_util.h"
@@ -395,7 +396,10 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_c
         if (x->kind == HC_BCELL_INLINE) {
             memcpy(dst, x->payload, x->len);
         } else {
-            memcpy(dst + off, slot_of(st, lroot, g), x->len);
+            if (m >= HC_COPY_NT_MIN)
+                hc_copy_nt(dst + off, slot_of(st, lroot, g), x->len);
+            else
+                memcpy(dst + off, slot_of(st, lroot, g), x->len);
             off += x->len;
         }
         atomic_store_explicit(&mine->done, g + 1, memory_order_release);
