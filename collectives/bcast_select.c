@@ -2,7 +2,9 @@
  * intra-node queue broadcast with the node leaders' stage when the communicator spans nodes. */
 #include <stdlib.h>
 
+#include "bcast_pack.h"
 #include "bcast_shm.h"
+#include "hc_copy.h"
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_tuning.h"
@@ -87,24 +89,46 @@ static int want_cma(const hc_bstate *st, int choice, size_t bytes)
 }
 
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
- * segment, so node B's intra-node stage of one segment overlaps the leaders' next one. */
-static void hier_bcast(hc_comm *c, hc_bstate *st, char *stream, size_t m, int root, int choice)
+ * segment, so node B's intra-node stage of one segment overlaps the leaders' next one, and a
+ * packed datatype needs one segment of memory. The segment size depends on nothing a rank
+ * chooses alone (not its datatype), so every rank makes the same queue calls. With pk, the
+ * root packs each segment into stage and readers unpack it from there; else the segments
+ * are read and written in place in stream. */
+static void hier_bcast(hc_comm *c, hc_bstate *st, char *stream, size_t m, int root, int choice,
+                       hc_bpack *pk, char *stage)
 {
     int rnode = c->node_of[root];
-    size_t chunk = c->num_nodes > 1 ? (size_t)hc_cfg.bcast_hier_chunk.i : m;
+    size_t chunk = (size_t)hc_cfg.bcast_hier_chunk.i;
     for (size_t off = 0; off < m; off += chunk) {
         size_t len = HC_MIN(chunk, m - off);
-        int cma = want_cma(st, choice, len);
+        char *seg = pk ? stage : stream + off;
+        /* Streaming stores only into the user's buffer: a stage is read again at once. */
+        int how = (want_cma(st, choice, len) ? HC_BSHM_CMA : 0) |
+                  (m >= HC_COPY_NT_MIN && !pk ? HC_BSHM_STREAM : 0);
+        if (pk && c->rank == root)
+            hc_bpack_out(pk, seg, len);
         if (c->node == rnode) {
-            hc_bshm_bcast(st, stream + off, len, c->local_rank_of[root], cma);
+            hc_bshm_bcast(st, seg, len, c->local_rank_of[root], how);
             if (c->local_rank == 0 && c->num_nodes > 1)
-                PMPI_Bcast_c(stream + off, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
+                PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
         } else {
             if (c->local_rank == 0)
-                PMPI_Bcast_c(stream + off, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
-            hc_bshm_bcast(st, stream + off, len, 0, cma);
+                PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
+            hc_bshm_bcast(st, seg, len, 0, how);
         }
+        if (pk && c->rank != root)
+            hc_bpack_in(pk, seg, len);
     }
+}
+
+static void *alloc_or_abort(size_t bytes, hc_comm *c)
+{
+    void *p = malloc(bytes);
+    if (!p) {
+        hc_error("MPI_Bcast: cannot allocate %zu bytes to pack a derived datatype", bytes);
+        PMPI_Abort(c->comm, 1);
+    }
+    return p;
 }
 
 int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
@@ -131,29 +155,28 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
         return HC_FALLBACK;
 
     MPI_Count lb = 0;
-    int contig = is_contiguous(dt, &lb);
-    char *stream = (char *)buf + lb;
-    void *tmp = NULL;
-    if (!contig) {
-        /* Pack the whole message: root and readers may use different (count, type). */
-        tmp = malloc(m);
-        if (!tmp) {
-            hc_error("MPI_Bcast: cannot allocate %zu bytes to pack a derived datatype", m);
-            PMPI_Abort(c->comm, 1);
-        }
-        stream = tmp;
-        if (c->rank == root) {
-            MPI_Count pos = 0;
-            PMPI_Pack_c(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
-        }
+    if (is_contiguous(dt, &lb)) {
+        hier_bcast(c, st, (char *)buf + lb, m, root, choice, NULL, NULL);
+        return MPI_SUCCESS;
     }
-    hier_bcast(c, st, stream, m, root, choice);
-    if (!contig) {
-        if (c->rank != root) {
-            MPI_Count pos = 0;
-            PMPI_Unpack_c(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
-        }
-        free(tmp);
+    /* Packed: root and readers may use different (count, type) of one signature. Element by
+     * element per segment, unless one element outgrows a segment: then the whole message. */
+    size_t seg = HC_MIN((size_t)hc_cfg.bcast_hier_chunk.i, m), esize = (size_t)tsize;
+    if (esize <= seg) {
+        char *stage = alloc_or_abort(seg + esize, c);
+        hc_bpack pk;
+        hc_bpack_init(&pk, buf, count, dt, stage + seg, c->comm);
+        hier_bcast(c, st, NULL, m, root, choice, &pk, stage);
+        free(stage);
+        return MPI_SUCCESS;
     }
+    char *tmp = alloc_or_abort(m, c);
+    MPI_Count pos = 0;
+    if (c->rank == root)
+        PMPI_Pack_c(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
+    hier_bcast(c, st, tmp, m, root, choice, NULL, NULL);
+    if (c->rank != root)
+        PMPI_Unpack_c(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
+    free(tmp);
     return MPI_SUCCESS;
 }

@@ -376,9 +376,9 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
     atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
 }
 
-static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_cma)
+static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
 {
-    if (use_cma && m > HC_BCELL_INLINE_MAX) {
+    if ((how & HC_BSHM_CMA) && m > HC_BCELL_INLINE_MAX) {
         reader_cma(st, dst, m, lroot);
         return;
     }
@@ -396,7 +396,7 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_c
         if (x->kind == HC_BCELL_INLINE) {
             memcpy(dst, x->payload, x->len);
         } else {
-            if (m >= HC_COPY_NT_MIN)
+            if (how & HC_BSHM_STREAM)
                 hc_copy_nt(dst + off, slot_of(st, lroot, g), x->len);
             else
                 memcpy(dst + off, slot_of(st, lroot, g), x->len);
@@ -406,12 +406,12 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int use_c
     }
 }
 
-void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int use_cma)
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int how)
 {
     if (st->n < 2 || m == 0)
         return;
     if (st->me == lroot)
-        root_side(st, bytes, m, use_cma);
+        root_side(st, bytes, m, how & HC_BSHM_CMA);
     else
-        reader_side(st, bytes, m, lroot, use_cma);
+        reader_side(st, bytes, m, lroot, how);
 }

@@ -70,11 +70,20 @@ typedef struct hc_bstate {
 hc_bstate *hc_bshm_create(hc_comm *c);
 void hc_bshm_destroy(hc_bstate *st);
 
+/* How hc_bshm_bcast moves the bytes. */
+enum {
+    /* Single copy with process_vm_readv/writev, every reader pulling its stream from the
+     * front while the root pushes it from the back (requires cma_ok; every local rank must
+     * pass the same choice, so decide it from sizes only). */
+    HC_BSHM_CMA = 1,
+    /* Readers write the stream with non-temporal stores: it is part of a message too large
+     * to stay in the caches (a reader's own choice). */
+    HC_BSHM_STREAM = 2,
+};
+
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
- * ranks. use_cma: single copy with process_vm_readv/writev, every reader pulling its stream
- * from the front while the root pushes it from the back (requires cma_ok; every local rank
- * must pass the same use_cma, so decide it from m only). */
-void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int use_cma);
+ * ranks; how: HC_BSHM_* flags. */
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int how);
 
 /* Model defaults (seed 002): f* = sqrt(b * tw_over_t) rounded up to a page, s = b / f,
  * clamped to [2, 4096]; b is the per-rank queue budget in bytes. */

@@ -11,6 +11,7 @@
  * hc-test: np=8 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=3,HIERCOLL_BCAST_HIER_CHUNK=64K
  * hc-test: np=2,3,4 preload=yes timeout=180 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_BCAST=shm-cma
+ * hc-test: np=3 preload=yes timeout=180 env=HIERCOLL_BCAST_HIER_CHUNK=4K
  */
 #include "hc_mpitest.h"
 
@@ -190,6 +191,10 @@ static void derived_types(MPI_Comm comm, const char *algo)
         check_types(comm, ref, MPI_INT, n, colr, 1, root, seed + 6, what);
         snprintf(what, sizeof what, "algo '%s' struct->struct'", algo);
         check_types(comm, ref, st, 3000, st2, 3000, root, seed + 2, what);
+        /* 12-byte elements against 24-byte ones over many segments: elements cut by
+         * segment boundaries on both sides. */
+        snprintf(what, sizeof what, "algo '%s' struct->struct' over segments", algo);
+        check_types(comm, ref, st, 90001, st2, 90001, root, seed + 7, what);
         snprintf(what, sizeof what, "algo '%s' small struct", algo);
         check_types(comm, ref, st, 2, st2, 2, root, seed + 3, what);
         snprintf(what, sizeof what, "algo '%s' permuted->ints", algo);
