@@ -10,10 +10,13 @@
  * The sequence is fixed by the seed (printed; HC_STRESS_SEED overrides), identical on all ranks.
  * HC_STRESS_FULL=1 (make stress) runs 25 times more iterations; HC_STRESS_ITERS sets them;
  * HC_STRESS_TRACE=1 prints each step (rank 0) to find the one that fails.
+ * The np=3 line forces the single-copy paths (off by default) through the same sequence, with
+ * 8 KiB broadcast segments so packed datatypes cross many segment boundaries.
  * hc-test: np=2 preload=both timeout=600
  * hc-test: np=4 preload=yes timeout=600
  * hc-test: np=8 preload=yes timeout=600
  * hc-test: np=4 preload=yes timeout=600 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=3 preload=yes timeout=600 env=HIERCOLL_BCAST=shm-cma,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0,HIERCOLL_BCAST_HIER_CHUNK=8K
  */
 #include <math.h>
 #include <stdbool.h>
