@@ -9,7 +9,7 @@
  * fragments of the previous use of that slot's set are finished.
  *
  * Large messages may go by CMA instead, one fragment number per call, cooperatively: see
- * root_cma / reader_cma below. */
+ * bcast_cma.c. */
 #include "bcast_shm.h"
 
 #include <stdlib.h>
@@ -27,31 +27,6 @@
  * as fast as the model's larger f here and pipelines 64 KiB messages (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (1u << 20)
 #define HC_BCAST_TW_OVER_T 256.0
-
-/* Cooperative CMA: the stream is cut into chunks of this size (or larger for streams beyond
- * 4 TiB, so the chunk count fits a claim field). 256 KiB measured best for one reader pulling
- * while the root pushes, on 2..32 MiB (128 KiB and 512 KiB within 15%, 64 KiB and 1 MiB
- * 1.5-1.8x slower at 8 MiB; docs/algorithms-bcast.md). */
-#define HC_CMA_CHUNK ((size_t)256 << 10)
-/* cma_claim = tag << 48 | back << 24 | front: chunks [0, front) are the reader's, the last
- * `back` chunks the root's. The tag, (g + 1) mod 2^16, makes a claim of an earlier call that
- * comes too late fail instead of landing in the reader's next stream. */
-#define CLAIM_FIELD_BITS 24
-#define CLAIM_FIELD_MAX ((1ull << CLAIM_FIELD_BITS) - 1)
-#define CLAIM_TAG_SHIFT (2 * CLAIM_FIELD_BITS)
-
-static inline hc_bhead *head_of(const hc_bstate *st, int r)
-{
-    return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
-}
-static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
-{
-    return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->s;
-}
-static inline char *slot_of(const hc_bstate *st, int r, uint64_t g)
-{
-    return (char *)head_of(st, r) + st->data_off + (size_t)(g % (uint64_t)st->s) * st->f;
-}
 
 static int choose_tree(const hc_bstate *st)
 {
@@ -182,8 +157,7 @@ void hc_bshm_destroy(hc_bstate *st)
     free(st);
 }
 
-/* Before fragment g goes out: the previous use of g's set must be finished everywhere. */
-static void wait_slot_free(hc_bstate *st, uint64_t g)
+void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g)
 {
     int64_t set = st->s / st->q;
     int64_t need = (int64_t)(g / (uint64_t)set) * set + set - st->s;
@@ -204,9 +178,8 @@ static void wait_slot_free(hc_bstate *st, uint64_t g)
     }
 }
 
-/* Publishes fragment g to my children in the tree of lroot. */
-static void notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
-                   const void *payload, size_t plen)
+void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
+                    const void *payload, size_t plen)
 {
     for (int i = st->cstart[lroot]; i < st->cstart[lroot + 1]; i++) {
         hc_bcell *x = cell_of(st, st->child[i], g);
@@ -218,159 +191,23 @@ static void notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t
     }
 }
 
-static size_t cma_chunk_bytes(size_t m)
-{
-    size_t for_field = (m + CLAIM_FIELD_MAX - 1) / CLAIM_FIELD_MAX;
-    return HC_MAX(HC_CMA_CHUNK, HC_ALIGN_UP(for_field, (size_t)4096));
-}
-
-static uint64_t claim_tag(uint64_t g) { return (g + 1) & 0xffff; }
-
-static uint64_t claim_word(uint64_t tag, uint64_t front, uint64_t back)
-{
-    return tag << CLAIM_TAG_SHIFT | back << CLAIM_FIELD_BITS | front;
-}
-
-/* Claims the next chunk of one reader's stream, from the front (the reader) or the back (the
- * root). Returns its index, or -1 when every chunk is claimed (then *back_total is the root's
- * final share) or the word already belongs to a later call. Relaxed is enough: a claim only
- * splits the work; the data is published through cma_pushed and done. */
-static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunks, int from_back,
-                           uint64_t *back_total)
-{
-    uint64_t w = atomic_load_explicit(word, memory_order_relaxed);
-    for (;;) {
-        if (w >> CLAIM_TAG_SHIFT != tag)
-            return -1;
-        uint64_t front = w & CLAIM_FIELD_MAX, back = (w >> CLAIM_FIELD_BITS) & CLAIM_FIELD_MAX;
-        if (front + back >= nchunks) {
-            *back_total = back;
-            return -1;
-        }
-        uint64_t next = from_back ? claim_word(tag, front, back + 1) : claim_word(tag, front + 1, back);
-        if (atomic_compare_exchange_weak_explicit(word, &w, next, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return (int64_t)(from_back ? nchunks - 1 - back : front);
-    }
-}
-
-/* Root of a CMA call: announce my stream, then push chunks from the back of every reader that
- * has published its buffer, one chunk per reader per round, so a late or descheduled reader
- * holds up nobody; a reader that finished (or moved on) leaves the round. My stream must stay
- * valid until every reader is done. */
-static void root_cma(hc_bstate *st, const char *src, size_t m)
-{
-    int me = st->me, n = st->n;
-    uint64_t g = st->seq++;
-    wait_slot_free(st, g);
-    uint64_t where[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src};
-    notify(st, me, g, HC_BCELL_CMA, 0, where, sizeof where);
-
-    size_t chunk = cma_chunk_bytes(m);
-    uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
-    memset(st->cma_idle, 0, (size_t)n);
-    st->cma_idle[me] = 1;
-    int idle = 1;
-    hc_backoff b = HC_BACKOFF_INIT;
-    while (idle < n) {
-        int pushed_any = 0;
-        for (int i = 1; i < n; i++) {
-            int r = (me + i) % n;
-            if (st->cma_idle[r])
-                continue;
-            hc_bhead *h = head_of(st, r);
-            uint64_t published = atomic_load_explicit(&h->cma_seq, memory_order_acquire);
-            if (published < g + 1)
-                continue; /* not here yet: serve the others meanwhile */
-            uint64_t back_total;
-            int64_t k = published == g + 1
-                            ? claim_chunk(&h->cma_claim, tag, nchunks, 1, &back_total)
-                            : -1;
-            if (k < 0) {
-                st->cma_idle[r] = 1;
-                idle++;
-                continue;
-            }
-            /* A successful claim means this reader is not finished, so cma_dst is still the
-             * address for this call. */
-            size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
-            uint64_t dst = atomic_load_explicit(&h->cma_dst, memory_order_relaxed);
-            if (hc_cma_write(h->pid, dst + off, src + off, len) != 0) {
-                hc_error("process_vm_writev to pid %lld failed in MPI_Bcast", (long long)h->pid);
-                PMPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            atomic_fetch_add_explicit(&h->cma_pushed, 1, memory_order_release);
-            pushed_any = 1;
-        }
-        if (pushed_any)
-            b = (hc_backoff)HC_BACKOFF_INIT;
-        else if (idle < n)
-            hc_backoff_wait(&b);
-    }
-    b = (hc_backoff)HC_BACKOFF_INIT;
-    for (int r = 0; r < n; r++)
-        while (r != me && atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire) < g + 1)
-            hc_backoff_wait(&b);
-    st->known_min = g + 1;
-}
-
-/* Reader of a CMA call: publish my buffer at once (the root may start pushing before its cell
- * reaches me), then pull chunks from the front until the claims meet, then wait for the root's
- * share to land. */
-static void reader_cma(hc_bstate *st, char *dst, size_t m, int lroot)
-{
-    uint64_t g = st->seq++;
-    hc_bhead *mine = head_of(st, st->me);
-    size_t chunk = cma_chunk_bytes(m);
-    uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
-    /* Every push of earlier calls was seen (acquire) before they finished, so this is exact. */
-    uint64_t pushed_before = atomic_load_explicit(&mine->cma_pushed, memory_order_relaxed);
-    atomic_store_explicit(&mine->cma_dst, (uint64_t)(uintptr_t)dst, memory_order_relaxed);
-    atomic_store_explicit(&mine->cma_claim, claim_word(tag, 0, 0), memory_order_relaxed);
-    atomic_store_explicit(&mine->cma_seq, g + 1, memory_order_release);
-
-    hc_bcell *x = cell_of(st, st->me, g);
-    hc_backoff b = HC_BACKOFF_INIT;
-    while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
-        hc_backoff_wait(&b);
-    notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
-    uint64_t where[2];
-    memcpy(where, x->payload, sizeof where);
-
-    uint64_t root_share = 0;
-    int64_t k;
-    while ((k = claim_chunk(&mine->cma_claim, tag, nchunks, 0, &root_share)) >= 0) {
-        size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
-        if (hc_cma_read((int64_t)where[0], where[1] + off, dst + off, len) != 0) {
-            /* Probed at setup, so only a vanished root gets here: no safe way on. */
-            hc_error("process_vm_readv from pid %lld failed in MPI_Bcast", (long long)where[0]);
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    b = (hc_backoff)HC_BACKOFF_INIT;
-    while (atomic_load_explicit(&mine->cma_pushed, memory_order_acquire) - pushed_before <
-           root_share)
-        hc_backoff_wait(&b);
-    atomic_store_explicit(&mine->done, g + 1, memory_order_release);
-}
-
 static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
 {
     int me = st->me;
     if (m <= HC_BCELL_INLINE_MAX) {
         /* Small: the data travels inside the control cells, no slot, no second copy. */
         uint64_t g = st->seq++;
-        wait_slot_free(st, g);
-        notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
+        hc_bshm_wait_slot_free(st, g);
+        hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
     } else if (use_cma) {
-        root_cma(st, src, m);
+        hc_bcma_root(st, src, m);
     } else {
         for (size_t off = 0; off < m; off += st->f) {
             size_t len = HC_MIN(st->f, m - off);
             uint64_t g = st->seq++;
-            wait_slot_free(st, g);
+            hc_bshm_wait_slot_free(st, g);
             memcpy(slot_of(st, me, g), src + off, len);
-            notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, NULL, 0);
+            hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, NULL, 0);
         }
     }
     atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
@@ -379,7 +216,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
 static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
 {
     if ((how & HC_BSHM_CMA) && m > HC_BCELL_INLINE_MAX) {
-        reader_cma(st, dst, m, lroot);
+        hc_bcma_reader(st, dst, m, lroot);
         return;
     }
     size_t nfrag = m <= HC_BCELL_INLINE_MAX ? 1 : (m + st->f - 1) / st->f;
@@ -392,7 +229,7 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
         while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
             hc_backoff_wait(&b);
         /* Children first: they then copy in parallel with me. */
-        notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+        hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
         if (x->kind == HC_BCELL_INLINE) {
             memcpy(dst, x->payload, x->len);
         } else {

@@ -94,4 +94,28 @@ void hc_bcast_model(size_t b, double tw_over_t, size_t page, size_t *f, int *s);
  * node is unknown or the check is unavailable). */
 int hc_bcast_place(void *addr, size_t len, int node, int report);
 
+/* Inside the broadcast files (bcast_shm.c, bcast_cma.c): a rank's region, the cell and the
+ * slot of fragment g in it. */
+static inline hc_bhead *head_of(const hc_bstate *st, int r)
+{
+    return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
+}
+static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
+{
+    return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->s;
+}
+static inline char *slot_of(const hc_bstate *st, int r, uint64_t g)
+{
+    return (char *)head_of(st, r) + st->data_off + (size_t)(g % (uint64_t)st->s) * st->f;
+}
+
+/* Before fragment g goes out: the previous use of g's set must be finished everywhere. */
+void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g);
+/* Publishes fragment g to my children in the tree of lroot. */
+void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
+                    const void *payload, size_t plen);
+/* One CMA call of m bytes, as the root and as a reader (bcast_cma.c). */
+void hc_bcma_root(hc_bstate *st, const char *src, size_t m);
+void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot);
+
 #endif
