@@ -46,6 +46,11 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
     int64_t so, sl;
     hc_ring_block(0, count, c->local_size, me, &so, &sl);
     int64_t chunk = HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
+    if (!st->cma_buf && !(st->cma_buf = malloc(HC_AR_CMA_CHUNK))) {
+        /* The peers are already inside this call: stopping beats a hang. */
+        hc_error("MPI_Allreduce: cannot allocate %d bytes", HC_AR_CMA_CHUNK);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
     char *pulled = st->cma_buf;
     for (int64_t done = 0; done < sl; done += chunk) {
         int64_t n = HC_MIN(chunk, sl - done), off = so + done;

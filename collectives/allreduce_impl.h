@@ -55,7 +55,7 @@ typedef struct hc_ar_state {
     int shm_state;    /* 0 not tried, 1 usable, -1 failed somewhere: point to point only */
     int cma_ok;       /* process_vm_readv/writev work between the local ranks, everywhere */
     hc_ar_shm shm;
-    void *cma_buf;    /* HC_AR_CMA_CHUNK bytes the CMA engine pulls peers' inputs into */
+    void *cma_buf;    /* HC_AR_CMA_CHUNK bytes the CMA engine pulls into (on first use) */
     void *tmp;        /* packet buffers of the ring */
     size_t tmp_bytes;
     int announced;    /* printed (verbose): 1 the lattice, 2 staged engine, 4 single copy */

@@ -6,6 +6,7 @@
 
 #include "allreduce_impl.h"
 #include "hc_config.h"
+#include "hc_dtype.h"
 #include "hc_log.h"
 #include "hc_tuning.h"
 #include "hc_util.h"
@@ -69,50 +70,6 @@ static int cuttable(MPI_Datatype dt, MPI_Op op, hc_red *r)
     return r->extent == r->true_extent || op == MPI_MINLOC || op == MPI_MAXLOC;
 }
 
-static int is_named(MPI_Datatype dt)
-{
-    MPI_Count ni, na, nc, nd;
-    int combiner;
-    return PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
-/* The one named type every element of dt's type signature is, or MPI_DATATYPE_NULL when
- * the signature mixes types (or is empty). */
-static MPI_Datatype signature_type(MPI_Datatype dt)
-{
-    MPI_Count ni, na, nc, nd;
-    int combiner;
-    if (PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
-        return MPI_DATATYPE_NULL;
-    if (combiner == MPI_COMBINER_NAMED)
-        return dt;
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-    MPI_Datatype one = MPI_DATATYPE_NULL;
-    if (ints && aints && counts && types &&
-        PMPI_Type_get_contents_c(dt, ni, na, nc, nd, ints, aints, counts, types) == MPI_SUCCESS) {
-        int mixed = nd == 0;
-        for (MPI_Count i = 0; i < nd; i++) {
-            MPI_Datatype t = signature_type(types[i]);
-            if (t == MPI_DATATYPE_NULL || (one != MPI_DATATYPE_NULL && t != one))
-                mixed = 1;
-            one = t;
-            if (!is_named(types[i]))
-                PMPI_Type_free(&types[i]);
-        }
-        if (mixed)
-            one = MPI_DATATYPE_NULL;
-    }
-    free(ints);
-    free(aints);
-    free(counts);
-    free(types);
-    return one;
-}
-
 /* Fills the reduction of (count, dt, op) when the ring may split and reorder it, with *n its
  * element count; 0 sends it to the vendor. Predefined ops work on the signature's named type,
  * so the decision and the split depend only on what MPI makes every rank agree on (count x
@@ -133,7 +90,7 @@ static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r,
         r->fn = NULL;
         return cuttable(dt, op, r);
     }
-    MPI_Datatype named = signature_type(dt);
+    MPI_Datatype named = hc_dtype_signature_type(dt);
     MPI_Count tsize = 0, nsize = 0;
     if (named == MPI_DATATYPE_NULL || !cuttable(named, op, r) ||
         PMPI_Type_size_c(dt, &tsize) != MPI_SUCCESS ||
@@ -145,12 +102,12 @@ static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r,
     if (!r->fn && op != MPI_MINLOC && op != MPI_MAXLOC)
         return 0;
     *n = (int64_t)count * (int64_t)(tsize / nsize);
-    if (dt != named) {
-        hc_red as_is;
-        /* A derived type laid out exactly as an array of the named type needs no copy. */
-        *repack = !(r->extent == r->true_extent && cuttable(dt, op, &as_is) &&
-                    as_is.extent == as_is.true_extent);
-    }
+    if (*n == 0)
+        return 0; /* as a count of 0: the vendor */
+    MPI_Count lb = 0;
+    /* A derived type laid out exactly as an array of the named type needs no copy. */
+    *repack = dt != named && !(r->extent == r->true_extent && hc_dtype_contiguous(dt, &lb) &&
+                               lb == 0);
     return 1;
 }
 

@@ -62,10 +62,6 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     st->shm.phase = 0;
     size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * slot;
     int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
-    if (ok && c->local_size > 1 && !(st->cma_buf = malloc(HC_AR_CMA_CHUNK))) {
-        hc_shm_destroy(&st->shm.seg);
-        ok = 0;
-    }
     if (ok && c->local_size > 1) {
         hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
         mine->pid = getpid();

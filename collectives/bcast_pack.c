@@ -7,15 +7,13 @@
 
 #include "hc_util.h"
 
-void hc_bpack_init(hc_bpack *p, void *buf, MPI_Count count, MPI_Datatype dt, char *carry,
-                   MPI_Comm comm)
+void hc_bpack_init(hc_bpack *p, void *buf, MPI_Datatype dt, char *carry, MPI_Comm comm)
 {
     MPI_Aint lb;
     MPI_Count size = 0;
     PMPI_Type_get_extent(dt, &lb, &p->extent);
     PMPI_Type_size_c(dt, &size);
     p->buf = buf;
-    p->count = count;
     p->next = 0;
     p->dt = dt;
     p->esize = (size_t)size;

@@ -10,7 +10,7 @@
 
 typedef struct hc_bpack {
     char *buf;
-    MPI_Count count, next; /* elements in all; first one not yet (un)packed */
+    MPI_Count next;        /* first element not yet (un)packed */
     MPI_Datatype dt;
     MPI_Aint extent;
     size_t esize;          /* packed bytes per element (the type's size) */
@@ -19,9 +19,9 @@ typedef struct hc_bpack {
     MPI_Comm comm;
 } hc_bpack;
 
-/* Prepares the stream of (buf, count, dt) on comm; carry is esize bytes. */
-void hc_bpack_init(hc_bpack *p, void *buf, MPI_Count count, MPI_Datatype dt, char *carry,
-                   MPI_Comm comm);
+/* Prepares the stream of elements of dt from buf on comm (as many as the segments ask for);
+ * carry is one element's size in bytes. */
+void hc_bpack_init(hc_bpack *p, void *buf, MPI_Datatype dt, char *carry, MPI_Comm comm);
 /* Root: the next len bytes of the stream into out. */
 void hc_bpack_out(hc_bpack *p, char *out, size_t len);
 /* Reader: the next len bytes of the stream, from in, into the buffer. */

@@ -5,41 +5,11 @@
 #include "bcast_pack.h"
 #include "bcast_shm.h"
 #include "hc_copy.h"
+#include "hc_dtype.h"
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_tuning.h"
 #include "hc_util.h"
-
-/* 1 when count elements of dt are one contiguous run of bytes in pack order starting at
- * buf + *lb. Only named types and (dups of) contiguous types of them qualify: a type whose
- * size equals its extent may still permute its bytes. */
-static int is_contiguous(MPI_Datatype dt, MPI_Count *lb)
-{
-    int ni, na, nd, comb;
-    MPI_Count tlb, text, size, elb, ext;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-        return 0;
-    PMPI_Type_get_true_extent_c(dt, &tlb, &text);
-    PMPI_Type_get_extent_c(dt, &elb, &ext);
-    PMPI_Type_size_c(dt, &size);
-    *lb = tlb;
-    if (size != text || size != ext)
-        return 0;
-    if (comb == MPI_COMBINER_NAMED)
-        return 1;
-    if ((comb != MPI_COMBINER_CONTIGUOUS && comb != MPI_COMBINER_DUP) || ni > 1 || na || nd != 1)
-        return 0;
-    int ints[1];
-    MPI_Datatype inner;
-    PMPI_Type_get_contents(dt, ni, na, nd, ints, NULL, &inner);
-    MPI_Count ilb;
-    int ok = is_contiguous(inner, &ilb);
-    int in_ni, in_na, in_nd, in_comb;
-    PMPI_Type_get_envelope(inner, &in_ni, &in_na, &in_nd, &in_comb);
-    if (in_comb != MPI_COMBINER_NAMED)
-        PMPI_Type_free(&inner);
-    return ok;
-}
 
 static void state_free(hc_comm *c, void *state) { hc_bshm_destroy(state); }
 
@@ -88,23 +58,39 @@ static int want_cma(const hc_bstate *st, int choice, size_t bytes)
     return (long long)bytes >= hc_cfg.bcast_cma_threshold.i;
 }
 
+/* How one broadcast moves, the same on every rank: it follows from the size, the algorithm
+ * and the machine, never from a rank's datatype, so every rank makes the same queue calls. */
+typedef struct bcast_plan {
+    size_t seg; /* bytes per segment */
+    int cma;    /* single copy (requires the node's CMA probe) */
+} bcast_plan;
+
+static bcast_plan plan_for(const hc_comm *c, const hc_bstate *st, int choice, size_t m)
+{
+    bcast_plan p = {(size_t)hc_cfg.bcast_hier_chunk.i, want_cma(st, choice, m)};
+    /* Single copy gains from long streams that root and readers split (bcast_cma.c); with
+     * no leaders' stage to overlap, one segment. */
+    if (p.cma && c->num_nodes == 1)
+        p.seg = m;
+    return p;
+}
+
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
  * segment, so node B's intra-node stage of one segment overlaps the leaders' next one, and a
- * packed datatype needs one segment of memory. The segment size depends on nothing a rank
- * chooses alone (not its datatype), so every rank makes the same queue calls. With pk, the
- * root packs each segment into stage and readers unpack it from there; else the segments
- * are read and written in place in stream. */
-static void hier_bcast(hc_comm *c, hc_bstate *st, char *stream, size_t m, int root, int choice,
-                       hc_bpack *pk, char *stage)
+ * packed datatype needs one segment of memory. With pk, the root packs each segment into
+ * stage and readers unpack it from there; else the segments are read and written in place in
+ * stream, which user_dst says is the caller's buffer. */
+static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream, size_t m,
+                       int root, hc_bpack *pk, char *stage, int user_dst)
 {
     int rnode = c->node_of[root];
-    size_t chunk = (size_t)hc_cfg.bcast_hier_chunk.i;
-    for (size_t off = 0; off < m; off += chunk) {
-        size_t len = HC_MIN(chunk, m - off);
+    /* Streaming stores only where nothing reads the bytes again at once: not into a stage or
+     * a packed copy, nor on a leader that forwards them to the other leaders. */
+    int stream_out = user_dst && m >= HC_COPY_NT_MIN && !(c->num_nodes > 1 && c->local_rank == 0);
+    int how = (plan.cma ? HC_BSHM_CMA : 0) | (stream_out ? HC_BSHM_STREAM : 0);
+    for (size_t off = 0; off < m; off += plan.seg) {
+        size_t len = HC_MIN(plan.seg, m - off);
         char *seg = pk ? stage : stream + off;
-        /* Streaming stores only into the user's buffer: a stage is read again at once. */
-        int how = (want_cma(st, choice, len) ? HC_BSHM_CMA : 0) |
-                  (m >= HC_COPY_NT_MIN && !pk ? HC_BSHM_STREAM : 0);
         if (pk && c->rank == root)
             hc_bpack_out(pk, seg, len);
         if (c->node == rnode) {
@@ -154,19 +140,20 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
     if (!st || st->failed)
         return HC_FALLBACK;
 
+    bcast_plan plan = plan_for(c, st, choice, m);
     MPI_Count lb = 0;
-    if (is_contiguous(dt, &lb)) {
-        hier_bcast(c, st, (char *)buf + lb, m, root, choice, NULL, NULL);
+    if (hc_dtype_contiguous(dt, &lb)) {
+        hier_bcast(c, st, plan, (char *)buf + lb, m, root, NULL, NULL, 1);
         return MPI_SUCCESS;
     }
     /* Packed: root and readers may use different (count, type) of one signature. Element by
      * element per segment, unless one element outgrows a segment: then the whole message. */
-    size_t seg = HC_MIN((size_t)hc_cfg.bcast_hier_chunk.i, m), esize = (size_t)tsize;
+    size_t seg = HC_MIN(plan.seg, m), esize = (size_t)tsize;
     if (esize <= seg) {
         char *stage = alloc_or_abort(seg + esize, c);
         hc_bpack pk;
-        hc_bpack_init(&pk, buf, count, dt, stage + seg, c->comm);
-        hier_bcast(c, st, NULL, m, root, choice, &pk, stage);
+        hc_bpack_init(&pk, buf, dt, stage + seg, c->comm);
+        hier_bcast(c, st, plan, NULL, m, root, &pk, stage, 0);
         free(stage);
         return MPI_SUCCESS;
     }
@@ -174,7 +161,7 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
     MPI_Count pos = 0;
     if (c->rank == root)
         PMPI_Pack_c(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
-    hier_bcast(c, st, tmp, m, root, choice, NULL, NULL);
+    hier_bcast(c, st, plan, tmp, m, root, NULL, NULL, 0);
     if (c->rank != root)
         PMPI_Unpack_c(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
     free(tmp);

@@ -25,14 +25,14 @@ typedef struct hc_bcell {
 _Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
 
 /* Head of each rank's region: counters on their own cache lines. The cma_* words serve the
- * cooperative CMA broadcast (bcast_shm.c): a reader publishes where its stream lands, then
+ * cooperative CMA broadcast (bcast_cma.c): a reader publishes where its stream lands, then
  * it and the root claim chunks of it through one word. They share the line of done because
  * the owner writes them once per call and the root touches them once per chunk. */
 typedef struct hc_bhead {
     _Atomic uint64_t done;      /* fragments < done are finished by this rank (release) */
     _Atomic uint64_t cma_seq;   /* fragment g + 1 once cma_dst and cma_claim are set (release) */
     _Atomic uint64_t cma_dst;   /* address of this reader's stream for fragment cma_seq - 1 */
-    _Atomic uint64_t cma_claim; /* packed (tag, front, back) chunk claims, see bcast_shm.c */
+    _Atomic uint64_t cma_claim; /* packed (tag, front, back) chunk claims, see bcast_cma.c */
     _Atomic uint64_t cma_pushed; /* chunks the root has written here, ever (monotonic, release) */
     char pad0[24];
     int64_t pid;            /* for process_vm_readv */

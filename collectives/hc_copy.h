@@ -4,10 +4,10 @@
 
 #include <stddef.h>
 
-/* Destinations of at least this many bytes in one call are written with non-temporal
- * stores: they would not stay cached anyway, and streaming skips reading each line
- * before it is overwritten, a third of the memory traffic of a copy
- * (docs/algorithms-allreduce.md). */
+/* Messages of at least this many bytes are written into the caller's buffer with
+ * non-temporal stores (each copy is one slot or fragment of it): they would not stay cached
+ * anyway, and streaming skips reading each line before it is overwritten, a third of the
+ * memory traffic of a copy (docs/algorithms-allreduce.md). */
 #ifndef HC_COPY_NT_MIN
 #define HC_COPY_NT_MIN ((size_t)4 << 20)
 #endif

@@ -61,6 +61,24 @@ static int parse_count(const char *t, int *lo, int *hi)
     return 0;
 }
 
+/* Splits line (modified) at blanks into at most max fields; returns how many there are
+ * (more than max counts as max + 1, the first ones kept), or -1 when one is too long to keep
+ * whole: a cut token would be read as two fields. */
+static int split_fields(char *line, char fields[][64], int max)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        if (strlen(tok) >= sizeof fields[0])
+            return -1;
+        if (n < max)
+            strcpy(fields[n], tok);
+        if (++n > max)
+            return n;
+    }
+    return n;
+}
+
 int hc_tuning_read(const char *path, hc_tuning_rule **out, int *nout, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -97,17 +115,20 @@ int hc_tuning_read(const char *path, hc_tuning_rule **out, int *nout, char *err,
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
-        char f1[32], f2[64], f3[32], f4[32], f5[32], extra[8];
-        int got = sscanf(line, "%31s %63s %31s %31s %31s %7s", f1, f2, f3, f4, f5, extra);
-        if (got <= 0)
+        char f[6][64] = {{0}};
+        int got = split_fields(line, f, 6);
+        if (got == 0)
             continue;
+        const char *f1 = f[0], *f2 = f[1], *f3 = f[2], *f4 = f[3], *f5 = f[4];
         hc_tuning_rule r;
         const char *var = strcmp(f1, "bcast") == 0       ? "HIERCOLL_BCAST"
                           : strcmp(f1, "allreduce") == 0 ? "HIERCOLL_ALLREDUCE"
                                                          : NULL;
         const char *why = NULL;
-        char why_algo[160];
-        if (got != 5)
+        char why_algo[256];
+        if (got < 0)
+            why = "a field longer than 63 characters";
+        else if (got != 5)
             why = "expected 5 fields: collective bytes ranks nodes algorithm";
         else if (!var)
             why = "collective must be bcast or allreduce";

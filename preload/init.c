@@ -29,7 +29,10 @@ static void load_config_or_exit(void)
         _exit(2);
     }
     if (hc_tuning_load(err, sizeof err) != 0) {
-        if (speaker)
+        /* A file may be missing on one node only: there the node's first rank speaks too
+         * (Hydra's MPI_LOCALRANKID), so a run never stops without a word. */
+        const char *local = getenv("MPI_LOCALRANKID");
+        if (speaker || !local || strcmp(local, "0") == 0)
             fprintf(stderr, "hiercoll: error: HIERCOLL_TUNING: %s\n", err);
         fflush(stderr);
         _exit(2);

@@ -245,7 +245,7 @@ static void back_to_back(int calls)
     MPI_Comm_free(&c);
 }
 
-/* Chunk of the cooperative CMA broadcast (HC_CMA_CHUNK, collectives/bcast_shm.c). */
+/* Chunk of the cooperative CMA broadcast (HC_CMA_CHUNK, collectives/bcast_cma.c). */
 #define CMA_CHUNK ((size_t)256 << 10)
 
 /* The cooperative CMA path, when HIERCOLL_BCAST=shm-cma forces it: one chunk or less, several
