@@ -212,6 +212,22 @@ static void derived_types(MPI_Comm comm, const char *algo)
     MPI_Comm_free(&ref);
 }
 
+/* One MPI_BYTE broadcast of the pattern `seed` from root into buf (want: scratch of the same
+ * size); 1 when a reader's copy differs. */
+static long checked_bcast(MPI_Comm comm, unsigned char *buf, unsigned char *want, size_t bytes,
+                          int root, uint64_t seed)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    hc_t_fill(want, bytes, seed);
+    if (rank == root)
+        memcpy(buf, want, bytes);
+    else
+        memset(buf, 0, bytes);
+    MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
+    return hc_t_first_diff(buf, want, bytes) >= 0;
+}
+
 /* Back-to-back calls with varying roots and sizes on three communicators in turn. */
 static void back_to_back(int calls)
 {
@@ -223,19 +239,11 @@ static void back_to_back(int calls)
     long bad = 0;
     for (int i = 0; i < calls; i++) {
         MPI_Comm comm = comms[i % 3];
-        int rank, size;
-        MPI_Comm_rank(comm, &rank);
+        int size;
         MPI_Comm_size(comm, &size);
         size_t bytes = (size_t)(i * 7919) % (i % 10 == 0 ? cap : 200);
         int root = (i / 3) % size;
-        hc_t_fill(want, bytes, (uint64_t)i);
-        if (rank == root)
-            memcpy(buf, want, bytes);
-        else
-            memset(buf, 0, bytes);
-        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
-        if (hc_t_first_diff(buf, want, bytes) >= 0)
-            bad++;
+        bad += checked_bcast(comm, buf, want, bytes, root, (uint64_t)i);
     }
     HC_T_CHECK(bad == 0, "%ld of %d back-to-back calls wrong", bad, calls);
     free(buf);
@@ -295,14 +303,7 @@ static void cma_chunks(MPI_Comm comm)
     for (int i = 0; i < calls; i++) {
         size_t bytes = 49 + (size_t)i * 104729 % (cap - 49);
         int root = (i * 5 + i / size) % size;
-        hc_t_fill(want, bytes, 7000 + (uint64_t)i);
-        if (rank == root)
-            memcpy(buf, want, bytes);
-        else
-            memset(buf, 0, bytes);
-        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
-        if (hc_t_first_diff(buf, want, bytes) >= 0)
-            bad++;
+        bad += checked_bcast(comm, buf, want, bytes, root, 7000 + (uint64_t)i);
     }
     HC_T_CHECK(bad == 0, "cma: %ld of %d back-to-back calls wrong", bad, calls);
     free(buf);
