@@ -10,19 +10,10 @@
  * buffers' addresses, once to learn that every peer has read this rank's input and written
  * its slices of this rank's result. Slice j of any rank's buffers is read and then written by
  * rank j alone, so MPI_IN_PLACE needs no special case. */
-#include <stdlib.h>
-
 #include "allreduce_impl.h"
 #include "hc_cma.h"
-#include "hc_log.h"
+#include "hc_must.h"
 #include "hc_util.h"
-
-/* Probed at setup, so only a peer that vanished mid-call gets here: no safe way on. */
-static void cma_failed(const char *what, int64_t pid)
-{
-    hc_error("%s of pid %lld failed in MPI_Allreduce", what, (long long)pid);
-    PMPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 static void push_to_peers(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *src,
                           int64_t off, int64_t n)
@@ -30,8 +21,8 @@ static void push_to_peers(hc_comm *c, hc_ar_state *st, const hc_red *r, const vo
     hc_ar_flag *f = hc_ar_flags(st);
     size_t at = (size_t)off * (size_t)r->extent, bytes = hc_red_span(r, n);
     for (int l = 0; l < c->local_size; l++)
-        if (l != c->local_rank && hc_cma_write(f[l].pid, f[l].recv_addr + at, src, bytes) != 0)
-            cma_failed("process_vm_writev", f[l].pid);
+        if (l != c->local_rank)
+            hc_cma_must_write(f[l].pid, f[l].recv_addr + at, src, bytes, "MPI_Allreduce");
 }
 
 int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
@@ -46,11 +37,8 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
     int64_t so, sl;
     hc_ring_block(0, count, c->local_size, me, &so, &sl);
     int64_t chunk = HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
-    if (!st->cma_buf && !(st->cma_buf = malloc(HC_AR_CMA_CHUNK))) {
-        /* The peers are already inside this call: stopping beats a hang. */
-        hc_error("MPI_Allreduce: cannot allocate %d bytes", HC_AR_CMA_CHUNK);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (!st->cma_buf)
+        st->cma_buf = hc_must_alloc(HC_AR_CMA_CHUNK, "MPI_Allreduce", "for single copies");
     char *pulled = st->cma_buf;
     for (int64_t done = 0; done < sl; done += chunk) {
         int64_t n = HC_MIN(chunk, sl - done), off = so + done;
@@ -61,8 +49,7 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
         for (int l = 0; l < c->local_size; l++) {
             if (l == me)
                 continue;
-            if (hc_cma_read(f[l].pid, f[l].send_addr + at, pulled, bytes) != 0)
-                cma_failed("process_vm_readv", f[l].pid);
+            hc_cma_must_read(f[l].pid, f[l].send_addr + at, pulled, bytes, "MPI_Allreduce");
             hc_red_apply(r, dst, pulled, first ? mine : dst, n);
             first = 0;
         }

@@ -7,6 +7,7 @@
 #include "allreduce_impl.h"
 #include "hc_config.h"
 #include "hc_dtype.h"
+#include "hc_must.h"
 #include "hc_log.h"
 #include "hc_tuning.h"
 #include "hc_util.h"
@@ -118,12 +119,7 @@ static void retype(const void *src, MPI_Count scount, MPI_Datatype stype, void *
 {
     MPI_Count bytes = 0, pos = 0;
     PMPI_Pack_size_c(scount, stype, comm, &bytes);
-    void *packed = malloc(bytes ? (size_t)bytes : 1);
-    if (!packed) {
-        hc_error("MPI_Allreduce: cannot allocate %lld bytes to convert a derived datatype",
-                 (long long)bytes);
-        PMPI_Abort(comm, 1);
-    }
+    void *packed = hc_must_alloc((size_t)bytes, "MPI_Allreduce", "to convert a datatype");
     PMPI_Pack_c(src, scount, stype, packed, bytes, &pos, comm);
     bytes = pos;
     pos = 0;
@@ -290,12 +286,7 @@ int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
         return MPI_SUCCESS;
     }
     /* This rank's layout differs from an array of the signature's type: reduce a copy. */
-    void *work = malloc(hc_red_span(&r, n));
-    if (!work) {
-        hc_error("MPI_Allreduce: cannot allocate %zu bytes to convert a derived datatype",
-                 hc_red_span(&r, n));
-        PMPI_Abort(c->comm, 1);
-    }
+    void *work = hc_must_alloc(hc_red_span(&r, n), "MPI_Allreduce", "to convert a datatype");
     retype(sb, count, dt, work, (MPI_Count)n, r.dt, c->comm);
     int rc = c->size > 1 ? run(c, choice, work, work, n, &r) : MPI_SUCCESS;
     retype(work, (MPI_Count)n, r.dt, recvbuf, count, dt, c->comm);

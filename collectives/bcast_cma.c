@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "bcast_shm.h"
-#include "hc_log.h"
 #include "hc_util.h"
 #include "hc_wait.h"
 
@@ -50,7 +49,8 @@ static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunk
             *back_total = back;
             return -1;
         }
-        uint64_t next = from_back ? claim_word(tag, front, back + 1) : claim_word(tag, front + 1, back);
+        uint64_t next = from_back ? claim_word(tag, front, back + 1)
+                                  : claim_word(tag, front + 1, back);
         if (atomic_compare_exchange_weak_explicit(word, &w, next, memory_order_relaxed,
                                                   memory_order_relaxed))
             return (int64_t)(from_back ? nchunks - 1 - back : front);
@@ -98,10 +98,7 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m)
              * address for this call. */
             size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
             uint64_t dst = atomic_load_explicit(&h->cma_dst, memory_order_relaxed);
-            if (hc_cma_write(h->pid, dst + off, src + off, len) != 0) {
-                hc_error("process_vm_writev to pid %lld failed in MPI_Bcast", (long long)h->pid);
-                PMPI_Abort(MPI_COMM_WORLD, 1);
-            }
+            hc_cma_must_write(h->pid, dst + off, src + off, len, "MPI_Bcast");
             atomic_fetch_add_explicit(&h->cma_pushed, 1, memory_order_release);
             pushed_any = 1;
         }
@@ -144,11 +141,7 @@ void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot)
     int64_t k;
     while ((k = claim_chunk(&mine->cma_claim, tag, nchunks, 0, &root_share)) >= 0) {
         size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
-        if (hc_cma_read((int64_t)where[0], where[1] + off, dst + off, len) != 0) {
-            /* Probed at setup, so only a vanished root gets here: no safe way on. */
-            hc_error("process_vm_readv from pid %lld failed in MPI_Bcast", (long long)where[0]);
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        hc_cma_must_read((int64_t)where[0], where[1] + off, dst + off, len, "MPI_Bcast");
     }
     b = (hc_backoff)HC_BACKOFF_INIT;
     while (atomic_load_explicit(&mine->cma_pushed, memory_order_acquire) - pushed_before <

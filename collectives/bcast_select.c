@@ -6,6 +6,7 @@
 #include "bcast_shm.h"
 #include "hc_copy.h"
 #include "hc_dtype.h"
+#include "hc_must.h"
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_tuning.h"
@@ -107,16 +108,6 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
     }
 }
 
-static void *alloc_or_abort(size_t bytes, hc_comm *c)
-{
-    void *p = malloc(bytes);
-    if (!p) {
-        hc_error("MPI_Bcast: cannot allocate %zu bytes to pack a derived datatype", bytes);
-        PMPI_Abort(c->comm, 1);
-    }
-    return p;
-}
-
 int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
 {
     if (c->size == 1)
@@ -150,14 +141,14 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
      * element per segment, unless one element outgrows a segment: then the whole message. */
     size_t seg = HC_MIN(plan.seg, m), esize = (size_t)tsize;
     if (esize <= seg) {
-        char *stage = alloc_or_abort(seg + esize, c);
+        char *stage = hc_must_alloc(seg + esize, "MPI_Bcast", "to pack a datatype");
         hc_bpack pk;
         hc_bpack_init(&pk, buf, dt, stage + seg, c->comm);
         hier_bcast(c, st, plan, NULL, m, root, &pk, stage, 0);
         free(stage);
         return MPI_SUCCESS;
     }
-    char *tmp = alloc_or_abort(m, c);
+    char *tmp = hc_must_alloc(m, "MPI_Bcast", "to pack a datatype");
     MPI_Count pos = 0;
     if (c->rank == root)
         PMPI_Pack_c(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);

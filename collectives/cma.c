@@ -5,6 +5,10 @@
 
 #include "hc_cma.h"
 
+#include <mpi.h>
+
+#include "hc_log.h"
+
 static uint64_t probe_word;
 
 /* The kernel may return short counts (at most about 2 GiB per call): loop. */
@@ -34,6 +38,22 @@ int hc_cma_read(int64_t pid, uint64_t addr, void *dst, size_t len)
 int hc_cma_write(int64_t pid, uint64_t addr, const void *src, size_t len)
 {
     return cma_move(pid, addr, (char *)src, len, 1);
+}
+
+void hc_cma_must_read(int64_t pid, uint64_t addr, void *dst, size_t len, const char *coll)
+{
+    if (hc_cma_read(pid, addr, dst, len) != 0) {
+        hc_error("process_vm_readv from pid %lld failed in %s", (long long)pid, coll);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+void hc_cma_must_write(int64_t pid, uint64_t addr, const void *src, size_t len, const char *coll)
+{
+    if (hc_cma_write(pid, addr, src, len) != 0) {
+        hc_error("process_vm_writev to pid %lld failed in %s", (long long)pid, coll);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
 }
 
 uint64_t hc_cma_probe_value(int64_t pid)

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "hc_log.h"
+#include "hc_must.h"
 
 /* Frees a datatype get_contents returned, which MPI requires unless it is named. */
 static void free_contained(MPI_Datatype *t)
@@ -53,15 +53,9 @@ typedef struct contents {
     MPI_Datatype *types;
 } contents;
 
-static void *alloc_or_abort(size_t n)
+static void *array_of(size_t bytes)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        /* Falling back here on one rank only would leave the others in hiercoll: stop. */
-        hc_error("cannot allocate %zu bytes to read a datatype", n);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
+    return hc_must_alloc(bytes, "hiercoll", "to read a datatype");
 }
 
 static int read_contents(MPI_Datatype dt, contents *c)
@@ -71,10 +65,10 @@ static int read_contents(MPI_Datatype dt, contents *c)
         return -1;
     if (c->combiner == MPI_COMBINER_NAMED)
         return 0;
-    c->ints = alloc_or_abort(sizeof(int) * (size_t)c->ni);
-    c->aints = alloc_or_abort(sizeof(MPI_Aint) * (size_t)c->na);
-    c->counts = alloc_or_abort(sizeof(MPI_Count) * (size_t)c->nc);
-    c->types = alloc_or_abort(sizeof(MPI_Datatype) * (size_t)c->nd);
+    c->ints = array_of(sizeof(int) * (size_t)c->ni);
+    c->aints = array_of(sizeof(MPI_Aint) * (size_t)c->na);
+    c->counts = array_of(sizeof(MPI_Count) * (size_t)c->nc);
+    c->types = array_of(sizeof(MPI_Datatype) * (size_t)c->nd);
     return PMPI_Type_get_contents_c(dt, c->ni, c->na, c->nc, c->nd, c->ints, c->aints,
                                     c->counts, c->types);
 }
