@@ -56,7 +56,9 @@ int hc_tuning_choose(const char *collective, long long bytes, const hc_comm *c, 
         if (strcmp(r->coll, collective) == 0 && bytes >= r->lo && (r->hi < 0 || bytes < r->hi) &&
             c->size >= r->rlo && c->size <= r->rhi && c->num_nodes >= r->nlo &&
             c->num_nodes <= r->nhi) {
-            choice = r->algo;
+            /* A rule may say `auto`: the built-in rule decides that range. */
+            if (r->algo != HC_ALGO_AUTO)
+                choice = r->algo;
             break;
         }
     }

@@ -55,6 +55,24 @@ HC_TEST(rules_match_in_order)
     HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1 << 20, &one, -7), -7);
 }
 
+/* `auto` in a rule hands its range back to the built-in rule, and still stops the search:
+ * a later catch-all must not take that range. */
+HC_TEST(auto_rule_means_builtin)
+{
+    use_file("hiercoll-tuning 1\n"
+             "allreduce -1M * * auto\n"
+             "allreduce * * * vendor\n"
+             "bcast 0-4K * * auto\n"
+             "bcast * * * hier\n");
+    hc_comm c = comm_of(4, 2);
+    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1000, &c, HC_ALLREDUCE_RING),
+                    HC_ALLREDUCE_RING);
+    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1 << 20, &c, HC_ALLREDUCE_RING),
+                    HC_ALLREDUCE_VENDOR);
+    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 100, &c, HC_BCAST_SHM), HC_BCAST_SHM);
+    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 4096, &c, HC_BCAST_SHM), HC_BCAST_HIER);
+}
+
 HC_TEST(exact_size_rule)
 {
     use_file("hiercoll-tuning 1\nbcast 8 2 * hier\n");
