@@ -50,6 +50,9 @@ typedef struct hc_ar_shm {
     uint64_t phase;  /* phases this rank has completed */
 } hc_ar_shm;
 
+/* Distinct lattice lines verbose output remembers per communicator. */
+#define HC_AR_ANNOUNCE_MAX 8
+
 typedef struct hc_ar_state {
     MPI_Comm comm;    /* private duplicate: ring messages never meet the user's */
     int shm_state;    /* 0 not tried, 1 usable, -1 failed somewhere: point to point only */
@@ -58,7 +61,9 @@ typedef struct hc_ar_state {
     void *cma_buf;    /* HC_AR_CMA_CHUNK bytes the CMA engine pulls into (on first use) */
     void *tmp;        /* packet buffers of the ring */
     size_t tmp_bytes;
-    int announced;    /* printed (verbose): 1 the lattice, 2 staged engine, 4 single copy */
+    int announced;    /* printed (verbose): 2 staged engine, 4 single copy */
+    uint64_t announced_hash[HC_AR_ANNOUNCE_MAX]; /* lattice lines printed (verbose) */
+    int lattices_announced;
 } hc_ar_state;
 
 /* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */

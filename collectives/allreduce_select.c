@@ -1,6 +1,7 @@
 /* MPI_Allreduce: checks what the ring can take, picks the algorithm (info key, then
  * HIERCOLL_ALLREDUCE, then the built-in rule and the tuning file) and the lattice, and runs
  * the shared-memory and point-to-point engines. Everything else goes to the vendor. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,8 +199,9 @@ static void lattice_for(hc_comm *c, int choice, long long bytes, hc_lattice *lat
             *how = "HIERCOLL_RING_DIMS";
             return;
         }
-        hc_warn_once("HIERCOLL_RING_DIMS=%s does not multiply to the communicator size %d; "
-                     "using the machine's lattice", hc_cfg.ring_dims.s, c->size);
+        if (c->rank == 0) /* one line per communicator's first rank, not one per rank */
+            hc_warn_once("HIERCOLL_RING_DIMS=%s does not multiply to the communicator size %d; "
+                         "using the machine's lattice", hc_cfg.ring_dims.s, c->size);
     }
     if (c->num_nodes > 1 && c->nodes_regular) {
         int fanout[2] = {c->local_size, c->num_nodes};
@@ -211,16 +213,27 @@ static void lattice_for(hc_comm *c, int choice, long long bytes, hc_lattice *lat
     }
 }
 
+/* Says which lattice runs, once for each one: the lattice depends on the message size. */
 static void announce(hc_comm *c, hc_ar_state *st, const hc_lattice *lat, const char *how,
                      int shm)
 {
-    if ((st->announced & 1) || c->rank != 0 || hc_log_verbosity < 1)
+    if (c->rank != 0 || hc_log_verbosity < 1)
         return;
-    char text[64];
+    char text[64], line[192];
     hc_lattice_format(lat, text, sizeof text);
-    hc_info(1, "allreduce on %d ranks: lattice %s (%s), first dimension through %s", c->size,
-            text, how, shm ? "shared memory" : "point to point");
-    st->announced |= 1;
+    snprintf(line, sizeof line, "lattice %s (%s), first dimension through %s", text, how,
+             shm ? "shared memory" : "point to point");
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (const char *p = line; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    int n = st->lattices_announced;
+    for (int i = 0; i < n && i < HC_AR_ANNOUNCE_MAX; i++)
+        if (st->announced_hash[i] == h)
+            return;
+    if (n < HC_AR_ANNOUNCE_MAX)
+        st->announced_hash[n] = h;
+    st->lattices_announced = n + 1;
+    hc_info(1, "allreduce on %d ranks: %s", c->size, line);
 }
 
 static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
@@ -275,7 +288,7 @@ int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     long long bytes = (long long)n * r.extent;
     if (choice == HC_ALLREDUCE_AUTO)
         choice = hc_tuning_choose("allreduce", bytes, c, builtin_choice(c, bytes));
-    if (choice == HC_ALLREDUCE_AUTO || choice == HC_ALLREDUCE_VENDOR)
+    if (choice == HC_ALLREDUCE_VENDOR)
         return HC_FALLBACK;
     const void *sb = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (!repack) {

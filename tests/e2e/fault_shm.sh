@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Shared segments that cannot be created: the communicators concerned fall back to the vendor
-# path, results stay correct, each process warns at most once, nothing is left in /dev/shm.
+# Shared segments that cannot be created: the communicators concerned go without shared memory
+# (broadcast: the vendor path; allreduce: the point-to-point ring), results stay correct, each
+# process warns at most once, nothing is left in /dev/shm.
 #  1. HIERCOLL_FAULT_SHM=1 (every creation fails) and =3 (the first two succeed).
 #  2. A real full /dev/shm: a 2 MiB tmpfs mounted over it in a private mount namespace
 #     (unshare -m; skipped where that is not permitted). UCX is kept off shared memory there
