@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include "hc_config.h"
 #include "hc_log.h"
 
 static uint64_t probe_word;
@@ -68,11 +69,23 @@ uint64_t hc_cma_probe_addr(void)
     return (uint64_t)(uintptr_t)&probe_word;
 }
 
+/* HIERCOLL_FAULT_CMA=k: world rank k-1 behaves as if ptrace were restricted, for tests. */
+static int probe_fault(void)
+{
+    int rank = -1;
+    if (hc_cfg.fault_cma.i == 0)
+        return 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return hc_cfg.fault_cma.i == rank + 1;
+}
+
 int hc_cma_probe(int64_t pid, uint64_t addr)
 {
     /* Writing needs the same ptrace permission as reading; writing back the value the word
      * already holds checks it without disturbing the peer. */
     uint64_t v = 0;
+    if (probe_fault())
+        return 0;
     return hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid) &&
            hc_cma_write(pid, addr, &v, sizeof v) == 0;
 }

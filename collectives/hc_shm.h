@@ -9,16 +9,21 @@
 typedef struct hc_shm {
     void *base;
     size_t size;
+    int counted; /* this process added size to the HIERCOLL_SHM_LIMIT count */
 } hc_shm;
 
 /* Collective over c->local. Local rank 0 creates a segment of `bytes` (rounded up to pages),
  * every local rank maps it, and it is unlinked as soon as all have attached, so a crash
  * leaves nothing in /dev/shm. Pages are not touched: owners first-touch their parts.
  * Returns 0 on every rank, or -1 on every rank (agreed) when any rank failed or the node's
- * HIERCOLL_SHM_LIMIT would be exceeded; the caller then uses the vendor path. */
+ * HIERCOLL_SHM_LIMIT would be exceeded; the caller then goes without shared memory. */
 int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out);
 void hc_shm_destroy(hc_shm *s);
-/* Bytes this process has mapped through hc_shm_create and not yet destroyed. */
+/* Collective over world, once at MPI_Init: the ranks of each physical node share one
+ * counter of their segments, so HIERCOLL_SHM_LIMIT bounds the node, not each process. */
+void hc_shm_budget_init(MPI_Comm world);
+/* Bytes of segments counted against HIERCOLL_SHM_LIMIT: the node's, or this process's when
+ * hc_shm_budget_init has not run or failed. */
 size_t hc_shm_bytes_in_use(void);
 
 #endif

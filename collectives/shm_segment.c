@@ -14,10 +14,28 @@
 #include "hc_config.h"
 #include "hc_log.h"
 
-static atomic_size_t bytes_in_use;
 static atomic_uint segment_counter;
 
-size_t hc_shm_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
+/* HIERCOLL_SHM_LIMIT counts every segment of the node once, on a counter in a page all ranks
+ * of the (physical) node share, set up at MPI_Init; the creator of a segment reserves its
+ * size there. Without that page (tools, unit tests, a node where it failed) each process
+ * counts the segments it maps. */
+static _Atomic(unsigned long long) process_bytes;
+static _Atomic(unsigned long long) *node_bytes = &process_bytes;
+static int budget_setup; /* creating the node's page: not a segment the fault test counts */
+
+size_t hc_shm_bytes_in_use(void) { return (size_t)atomic_load(node_bytes); }
+
+/* Adds size to the node's count if that stays within the limit. */
+static int reserve(size_t size)
+{
+    unsigned long long cur = atomic_load(node_bytes);
+    do {
+        if (cur + size > (unsigned long long)hc_cfg.shm_limit.i)
+            return 0;
+    } while (!atomic_compare_exchange_weak(node_bytes, &cur, cur + size));
+    return 1;
+}
 
 /* tmpfs accepts ftruncate beyond its free space and then kills the process with SIGBUS on
  * the first touch of a missing page: check the space first (racy against other users of
@@ -26,7 +44,7 @@ size_t hc_shm_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
 static int space_for(int fd, size_t bytes)
 {
     static atomic_llong attempts; /* creations, counted on the creating rank */
-    long long nth = atomic_fetch_add(&attempts, 1) + 1;
+    long long nth = budget_setup ? 0 : atomic_fetch_add(&attempts, 1) + 1;
     if (hc_cfg.fault_shm.i > 0 && nth >= hc_cfg.fault_shm.i) {
         errno = ENOSPC;
         return 0;
@@ -70,7 +88,7 @@ static int create_file(int anonymous, size_t size, char *name, size_t namelen)
     }
     /* One line per process: every later communicator would say the same. */
     hc_warn_once("cannot create a shared segment of %zu bytes (%s); communicators that need "
-                 "one use the vendor path",
+                 "one go without shared memory",
                  size, strerror(err));
     errno = err;
     return -1;
@@ -129,12 +147,21 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
 {
     out->base = NULL;
     out->size = page_round(bytes ? bytes : 1);
-    /* Every local rank checks the budget; the tries below agree on the verdict. */
-    int ok = (long long)(hc_shm_bytes_in_use() + out->size) <= hc_cfg.shm_limit.i;
-    int retry = 0;
-    if (!attempt(c, out, ok, 1, &retry) && !(retry && attempt(c, out, ok, 0, &retry)))
+    out->counted = 0;
+    /* On the node's counter the creator reserves; on a process's own, everyone does. The
+     * tries below agree on the verdict. */
+    int counts = c->local_rank == 0 || node_bytes == &process_bytes;
+    int ok = budget_setup || !counts || reserve(out->size), retry = 0;
+    if (!ok)
+        hc_warn_once("HIERCOLL_SHM_LIMIT=%s reached (%zu bytes in use, %zu more asked): "
+                     "communicators beyond it go without shared memory",
+                     hc_cfg.shm_limit.s, hc_shm_bytes_in_use(), out->size);
+    if (!attempt(c, out, ok, 1, &retry) && !(retry && attempt(c, out, ok, 0, &retry))) {
+        if (counts && ok)
+            atomic_fetch_sub(node_bytes, out->size);
         return -1;
-    atomic_fetch_add(&bytes_in_use, out->size);
+    }
+    out->counted = counts && !budget_setup;
     return 0;
 }
 
@@ -143,6 +170,28 @@ void hc_shm_destroy(hc_shm *s)
     if (!s->base)
         return;
     munmap(s->base, s->size);
-    atomic_fetch_sub(&bytes_in_use, s->size);
+    if (s->counted)
+        atomic_fetch_sub(node_bytes, s->size);
     s->base = NULL;
+}
+
+void hc_shm_budget_init(MPI_Comm world)
+{
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return;
+    hc_comm c;
+    memset(&c, 0, sizeof c);
+    c.local = node;
+    PMPI_Comm_rank(node, &c.local_rank);
+    PMPI_Comm_size(node, &c.local_size);
+    hc_shm page;
+    budget_setup = 1;
+    int rc = hc_shm_create(&c, sizeof(unsigned long long), &page);
+    budget_setup = 0;
+    /* The page stays mapped until the process ends; its own size is not counted. */
+    if (rc == 0)
+        node_bytes = page.base;
+    PMPI_Comm_free(&node);
 }

@@ -7,6 +7,7 @@
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_preload.h"
+#include "hc_shm.h"
 #include "hc_tuning.h"
 
 extern char **environ;
@@ -48,6 +49,7 @@ static void after_vendor_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &hc_world_size);
     hc_log_rank = hc_world_rank;
     hc_comm_module_init();
+    hc_shm_budget_init(MPI_COMM_WORLD);
     hc_active = 1;
     hc_bind_check();
     hc_prof_init();
