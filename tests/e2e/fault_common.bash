@@ -1,5 +1,5 @@
-# Sourced by tests/e2e/fault_*.sh, badenv_*.sh, choices.sh and shm_limit.sh: where the
-# library and the fault program are, and a scratch folder removed on exit.
+# Sourced by tests/e2e/fault_*.sh, badenv_*.sh, bcast_*.sh, choices.sh and shm_limit.sh:
+# where the library and the loop program are, and a scratch folder removed on exit.
 set -u
 BUILD=${HC_TEST_BUILD:-build}
 LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}

@@ -1,10 +1,15 @@
 /* MPI_Bcast through every hiercoll path equals the vendor's, byte for byte: every root, the
  * sizes around the queue's fragment and capacity, derived datatypes that differ between the
  * root and the readers, interleaved and reordered communicators, thousands of calls.
+ * The runs below also cover: odd local sizes; 7 ranks in virtual nodes of 2, the last node a
+ * single rank; k-ary and k-nomial trees (readers that forward to several children) with
+ * queues small enough to wrap, one with single copy from 64K by the threshold, so queue and
+ * CMA calls mix on one communicator; single copy across virtual nodes, segment by segment
+ * (the 4-rank run: its "shm" and "hier" communicators still take the queue there).
  * hc-test: np=1,2 preload=both timeout=120
  * hc-test: np=3,4 preload=yes timeout=120
  * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=1M
- * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST=shm-cma
  * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_SETS=2,HIERCOLL_BCAST_TREE=chain
  * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=4
  * hc-test: np=8 preload=yes timeout=180
@@ -12,6 +17,10 @@
  * hc-test: np=2,3,4 preload=yes timeout=180 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=3 preload=yes timeout=180 env=HIERCOLL_BCAST_HIER_CHUNK=4K
+ * hc-test: np=6,7 preload=yes timeout=180
+ * hc-test: np=7 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=8 preload=yes timeout=240 env=HIERCOLL_BCAST_TREE=knomial,HIERCOLL_BCAST_RADIX=3,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=2
+ * hc-test: np=6 preload=yes timeout=180 env=HIERCOLL_BCAST_TREE=kary,HIERCOLL_BCAST_RADIX=2,HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_CMA_THRESHOLD=64K
  */
 #include "hc_mpitest.h"
 
