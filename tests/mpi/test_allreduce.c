@@ -3,25 +3,38 @@
  * floating-point data, against the vendor within a tolerance and bit-identical on all ranks.
  * Every op x predefined type, counts around the number of ranks, primes and several MiB,
  * MPI_IN_PLACE, MPI_Allreduce_c, user ops (commutative, on a derived type, and a
- * non-commutative one that must fall back), MINLOC/MAXLOC, sub-communicators, and one
+ * non-commutative one that must fall back), MINLOC/MAXLOC, complex types (the vendor's),
+ * sub-communicators (reversed, interleaving the nodes, nodes of different sizes), and one
  * signature laid out differently on different ranks.
  * The CMA threshold lines run the single-copy node engine for every vector beyond the small
  * path (0) or never (1T), on one node and with a ring across virtual nodes.
  * The 8-rank cases cover the 2x2x2 lattice the cost model picks, and forced 2x2x2 and 2x4.
  * HC_T_AR_LIGHT=1 (used at 6 and 8 ranks, where every call is slow) keeps one type per kind.
+ * The forced ring on virtual nodes of 2 at 4 ranks, without light mode, sends every type and
+ * op across the nodes. The packet lines run the point-to-point ring (a ring on one node goes
+ * through shared memory, without packets) in packets of a few elements, 100 bytes being no
+ * multiple of any element size; the 2x2 lattice of single-rank nodes moves its second
+ * dimension's packets at nonzero offsets. 7 ranks: one node, and virtual nodes of 2, 2, 2, 1.
  * hc-test: np=1,2,3 preload=both timeout=240
  * hc-test: np=2 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=1T
  * hc-test: np=2,3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d
- * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
+ * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d,HIERCOLL_RING_PACKET=100
+ * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1,HIERCOLL_RING_DIMS=2x2,HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
+ * hc-test: np=7 preload=yes timeout=300
+ * hc-test: np=7 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1
  * hc-test: np=6 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_DIMS=3x2,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_RING_DIMS=2x2x2,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_RING_DIMS=2x4,HIERCOLL_ALLREDUCE=ring,HC_T_AR_LIGHT=1
  */
+#include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 
@@ -204,9 +217,11 @@ static int vendor_known_wrong(const ttype *t, int o)
     return !hc_t_preloaded() && t->kind == K_UINT && t->size < 4 && (o == O_MIN || o == O_MAX);
 }
 
+/* 16411 elements are more than the small path's 16 KiB for every type, so with several
+ * nodes every type and op goes round the ring. */
 static void every_op_and_type(MPI_Comm comm, int size)
 {
-    int64_t counts[] = {size + 1, 3001};
+    int64_t counts[] = {size + 1, 3001, 16411};
     for (int ti = 0; ti < NTYPES; ti++) {
         if (light && !types[ti].light)
             continue;
@@ -214,7 +229,7 @@ static void every_op_and_type(MPI_Comm comm, int size)
             if (!op_valid(&types[ti], o) || vendor_known_wrong(&types[ti], o) || (light && o != O_SUM && o != O_MAX &&
                                               types[ti].kind != K_BOOL && types[ti].kind != K_BYTE))
                 continue;
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 3; k++)
                 check_op(comm, &types[ti], o, counts[k], 0, ti * 100 + o * 10 + k);
         }
     }
@@ -237,30 +252,110 @@ static void counts_sweep(MPI_Comm comm, int size)
         check_op(comm, td, O_SUM, 4 * 131072 + 3, 1, 8);
 }
 
-/* Random doubles: within a tolerance of the vendor, and the same bits on every rank. */
-static void float_identity(MPI_Comm comm, MPI_Comm ref, int64_t count)
+static long double get(const ttype *t, const void *buf, int64_t i)
 {
-    int rank;
+    const char *p = (const char *)buf + i * t->size;
+    if (t->dt == MPI_FLOAT) { float f; memcpy(&f, p, sizeof f); return f; }
+    if (t->dt == MPI_DOUBLE) { double d; memcpy(&d, p, sizeof d); return d; }
+    long double l; memcpy(&l, p, sizeof l); return l;
+}
+
+/* Random floating-point data (t float, double or long double): within the rounding bound of
+ * two summation orders of the vendor's result, and the same bits on every rank (each element
+ * is reduced by one rank, then copied), compared with rank 0's result element by element. */
+static void float_identity(MPI_Comm comm, MPI_Comm ref, const ttype *t, int64_t count)
+{
+    int rank, size;
     MPI_Comm_rank(comm, &rank);
-    double *in = malloc(sizeof(double) * (size_t)count), *got = malloc(sizeof(double) * (size_t)count);
-    double *want = malloc(sizeof(double) * (size_t)count);
+    MPI_Comm_size(comm, &size);
+    long double eps = t->dt == MPI_FLOAT ? FLT_EPSILON : t->dt == MPI_DOUBLE ? DBL_EPSILON : LDBL_EPSILON;
+    size_t bytes = (size_t)count * (size_t)t->size;
+    char *in = calloc(bytes, 1), *got = calloc(bytes, 1), *want = calloc(bytes, 1), *root = calloc(bytes, 1);
     for (int64_t i = 0; i < count; i++)
-        in[i] = (double)(mix(rank, i, 99) % 1000000) / 7777.0 * (i % 2 ? 1 : -1e-3);
-    MPI_Allreduce(in, got, (int)count, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(in, want, (int)count, MPI_DOUBLE, MPI_SUM, ref);
-    int64_t bad = -1;
-    for (int64_t i = 0; i < count && bad < 0; i++)
-        if (fabs(got[i] - want[i]) > 1e-12 * (fabs(want[i]) + 1))
+        put(t, in, i, 0, (long double)(mix(rank, i, 99) % 1000000) / 7777 * (i % 2 ? 1 : -1e-3L));
+    MPI_Allreduce(in, got, (int)count, t->dt, MPI_SUM, comm);
+    MPI_Allreduce(in, want, (int)count, t->dt, MPI_SUM, ref);
+    memcpy(root, got, bytes);
+    MPI_Bcast(root, (int)count, t->dt, 0, ref);
+    int64_t bad = -1, differs = -1;
+    for (int64_t i = 0; i < count && (bad < 0 || differs < 0); i++) {
+        long double mag = 0; /* sum of |inputs|: each order errs by at most size eps mag */
+        for (int r = 0; r < size && bad < 0; r++)
+            mag += (long double)(mix(r, i, 99) % 1000000) / 7777 * (i % 2 ? 1 : 1e-3L);
+        if (bad < 0 && fabsl(get(t, got, i) - get(t, want, i)) > 2 * size * eps * mag)
             bad = i;
-    HC_T_CHECK(bad < 0, "random double SUM count %lld: element %lld beyond 1e-12", (long long)count,
-               (long long)bad);
-    uint64_t h = 1469598103934665603ull, lo, hi;
-    for (size_t i = 0; i < sizeof(double) * (size_t)count; i++)
-        h = (h ^ ((unsigned char *)got)[i]) * 1099511628211ull;
-    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, ref);
-    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, ref);
-    HC_T_CHECK(lo == hi, "random double SUM count %lld: results differ between ranks", (long long)count);
-    free(in), free(got), free(want);
+        if (differs < 0 && !same_elem(t, got, root, i))
+            differs = i;
+    }
+    HC_T_CHECK(bad < 0, "random %s SUM count %lld: element %lld beyond the rounding bound", t->name,
+               (long long)count, (long long)bad);
+    HC_T_CHECK(differs < 0, "random %s SUM count %lld: element %lld differs from rank 0's", t->name,
+               (long long)count, (long long)differs);
+    free(in), free(got), free(want), free(root);
+}
+
+/* Complex element i of an array of float (t 0), double (1) or long double (2) complex. */
+static const int csize[] = {sizeof(float _Complex), sizeof(double _Complex), sizeof(long double _Complex)};
+static void put_c(int t, void *buf, int64_t i, long double _Complex v)
+{
+    char *p = (char *)buf + i * csize[t];
+    if (t == 0) { float _Complex f = (float _Complex)v; memcpy(p, &f, sizeof f); }
+    else if (t == 1) { double _Complex d = (double _Complex)v; memcpy(p, &d, sizeof d); }
+    else memcpy(p, &v, sizeof v);
+}
+/* Real (h 0) or imaginary (h 1) part of element i. */
+static long double part(int t, const void *buf, int64_t i, int h)
+{
+    const char *p = (const char *)buf + i * csize[t] + h * csize[t] / 2;
+    if (t == 0) { float f; memcpy(&f, p, sizeof f); return f; }
+    if (t == 1) { double d; memcpy(&d, p, sizeof d); return d; }
+    long double l; memcpy(&l, p, sizeof l); return l;
+}
+
+/* Complex types have no kernel, so hiercoll hands them to the vendor whatever the size: the
+ * bits of the reference communicator. Gaussian integers keep SUM and PROD exact in any order
+ * (the products stay below 2^(size/2)), so both must also equal the exact result; that one is
+ * compared by value, as the sign of a zero part depends on the order of the products. */
+static void complex_types(MPI_Comm comm, MPI_Comm ref, int size, int rank)
+{
+    static const long double re[] = {1, -1, 0, 0, 1, 1}, im[] = {0, 0, 1, -1, 1, -1};
+    MPI_Datatype dts[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    const char *names[] = {"float complex", "double complex", "long double complex"};
+    int64_t counts[] = {size + 1, 5003}; /* 5003: beyond the small path for every width */
+    for (int t = 0; t < 3; t++)
+        for (int o = 0; o < 2; o++)
+            for (int k = 0; k < 2; k++) {
+                int64_t n = counts[k];
+                size_t bytes = (size_t)n * (size_t)csize[t];
+                char *in = calloc(bytes, 1), *got = calloc(bytes, 1), *want = calloc(bytes, 1), *exact = calloc(bytes, 1);
+                for (int64_t i = 0; i < n; i++) {
+                    long double _Complex acc = o;
+                    for (int r = 0; r < size; r++) {
+                        uint64_t x = mix(r, i, 200 + 10 * t + o);
+                        long double _Complex v = o ? re[x % 6] + im[x % 6] * 1.0Li
+                                                   : (long double)(x % 201) - 100 + ((x >> 20) % 201 - 100.0L) * 1.0Li;
+                        acc = o ? acc * v : acc + v;
+                        if (r == rank)
+                            put_c(t, in, i, v);
+                    }
+                    put_c(t, exact, i, acc);
+                }
+                MPI_Op op = o ? MPI_PROD : MPI_SUM;
+                MPI_Allreduce(in, got, (int)n, dts[t], op, comm);
+                MPI_Allreduce(in, want, (int)n, dts[t], op, ref);
+                int64_t bad = -1;
+                for (int64_t i = 0; i < n && bad < 0; i++)
+                    for (int h = 0; h < 2; h++) {
+                        size_t at = (size_t)i * (size_t)csize[t] + (size_t)h * (size_t)csize[t] / 2;
+                        /* long double: 10 value bytes, then padding */
+                        if (memcmp(got + at, want + at, t == 2 ? 10 : (size_t)csize[t] / 2) ||
+                            part(t, got, i, h) != part(t, exact, i, h))
+                            bad = i;
+                    }
+                HC_T_CHECK(bad < 0, "%s %s count %lld: element %lld differs from the vendor's or the exact value",
+                           names[t], o ? "PROD" : "SUM", (long long)n, (long long)bad);
+                free(in), free(got), free(want), free(exact);
+            }
 }
 
 /* User op on pairs of ints (a derived type): commutative, through MPI_Reduce_local. */
@@ -507,8 +602,13 @@ int main(int argc, char **argv)
     MPI_Comm ref = hc_t_vendor_dup(MPI_COMM_WORLD);
     every_op_and_type(MPI_COMM_WORLD, hc_t_size);
     counts_sweep(MPI_COMM_WORLD, hc_t_size);
-    float_identity(MPI_COMM_WORLD, ref, 1000);
-    float_identity(MPI_COMM_WORLD, ref, 300007);
+    for (int t = 23; t < 26; t++) { /* float, double, long double */
+        if (light && t != 24)
+            continue;
+        float_identity(MPI_COMM_WORLD, ref, &types[t], 1000);
+        float_identity(MPI_COMM_WORLD, ref, &types[t], 300007);
+    }
+    complex_types(MPI_COMM_WORLD, ref, hc_t_size, hc_t_rank);
     user_ops(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     minmaxloc(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     large_count_entry(MPI_COMM_WORLD, hc_t_size);
@@ -530,6 +630,25 @@ int main(int argc, char **argv)
     check_op(rev, &types[4], O_SUM, 20011, 0, 80);
     check_op(rev, &types[23], O_MAX, 3, 1, 81);
     MPI_Comm_free(&rev);
+    /* Even world ranks first, then odd: on virtual nodes of 2 every node's ranks are apart
+     * (irregular: ring1d from 64 KiB, node / leaders / node below). Then all ranks but 0:
+     * nodes of different sizes; rank 0 alone on its own. */
+    MPI_Comm perm, rest;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, hc_t_rank % 2 * hc_t_size + hc_t_rank, &perm);
+    MPI_Comm_split(MPI_COMM_WORLD, hc_t_rank == 0, hc_t_rank, &rest);
+    MPI_Comm subs[] = {perm, rest};
+    for (int k = 0; k < 2; k++) {
+        int sz;
+        MPI_Comm_size(subs[k], &sz);
+        check_op(subs[k], &types[4], O_SUM, 20011, k, 82 + 10 * k);
+        check_op(subs[k], &types[23], O_MAX, 3, 1, 83 + 10 * k);
+        check_op(subs[k], &types[14], O_BXOR, 16411, 0, 84 + 10 * k); /* uint8_t */
+        check_op(subs[k], &types[24], O_SUM, 131101, 1, 85 + 10 * k);
+        if (!light)
+            check_op(subs[k], &types[25], O_PROD, sz + 1, 0, 86 + 10 * k);
+    }
+    MPI_Comm_free(&perm);
+    MPI_Comm_free(&rest);
     MPI_Comm_free(&ref);
     return hc_t_finish();
 }
