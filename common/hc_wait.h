@@ -15,6 +15,12 @@ typedef struct hc_backoff {
 } hc_backoff;
 
 #define HC_BACKOFF_INIT {0}
+
+/* Called once the short spin is over, at every yield and nap: MPI's progress (set at
+ * MPI_Init). A peer blocked in MPI on this rank, say an MPI_Ssend to a receive this rank has
+ * posted, needs this rank's progress engine to finish and come to the collective; MPI
+ * promises it, so a wait inside hiercoll must give it too. NULL outside MPI. */
+extern void (*hc_wait_progress)(void);
 #define HC_SPIN_ITERS 256   /* ~1 us of pause instructions: enough when the peer runs */
 #define HC_YIELD_ITERS 2048 /* then give the core away; beyond this the peer is asleep */
 
@@ -34,7 +40,11 @@ static inline void hc_backoff_wait(hc_backoff *b)
     unsigned i = b->iter++;
     if (i < HC_SPIN_ITERS) {
         hc_cpu_relax();
-    } else if (i < HC_SPIN_ITERS + HC_YIELD_ITERS) {
+        return;
+    }
+    if (hc_wait_progress)
+        hc_wait_progress();
+    if (i < HC_SPIN_ITERS + HC_YIELD_ITERS) {
         sched_yield();
     } else {
         /* Naps grow to 50 us: long enough to let others run, short enough not to matter

@@ -9,6 +9,7 @@
 #include "hc_preload.h"
 #include "hc_shm.h"
 #include "hc_tuning.h"
+#include "hc_wait.h"
 
 extern char **environ;
 
@@ -43,6 +44,14 @@ static void load_config_or_exit(void)
     hc_log_verbosity = (int)hc_cfg.verbose.i;
 }
 
+/* MPICH progresses every pending operation inside any call that polls: an Iprobe
+ * only looks, it takes no message of the program's. */
+static void drive_progress(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
 static void after_vendor_init(void)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &hc_world_rank);
@@ -50,6 +59,7 @@ static void after_vendor_init(void)
     hc_log_rank = hc_world_rank;
     hc_comm_module_init();
     hc_shm_budget_init(MPI_COMM_WORLD);
+    hc_wait_progress = drive_progress;
     hc_active = 1;
     hc_bind_check();
     hc_prof_init();
@@ -85,6 +95,7 @@ HC_EXPORT int MPI_Finalize(void)
     if (hc_active) {
         hc_prof_finalize();
         hc_comm_module_finalize();
+        hc_wait_progress = NULL;
         hc_active = 0;
     }
     return PMPI_Finalize();

@@ -23,7 +23,7 @@
  * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d,HIERCOLL_RING_PACKET=100
  * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
- * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1,HIERCOLL_RING_DIMS=2x2,HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=7 preload=yes timeout=300
  * hc-test: np=7 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
