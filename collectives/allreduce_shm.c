@@ -178,6 +178,14 @@ static void reduce_slice(hc_comm *c, hc_ar_state *st, const hc_red *r, int parit
     }
 }
 
+static void copy_out(void *dst, const void *src, size_t bytes, int stream)
+{
+    if (stream)
+        hc_copy_nt(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
+
 int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                    void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords)
 {
@@ -198,26 +206,28 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
                    hc_red_span(r, n - so - sl));
         hc_ar_sync(c, st);
 
-        /* The slice is reduced into the result slot, published for the peers, and every
-         * rank copies the whole chunk out. Beyond the node the slice must first go round
-         * the ring in the receive buffer, so there it is reduced in place and copied up. */
+        /* The slice is reduced into this rank's receive buffer (beyond the node it then goes
+         * round the ring there) and published in the result slot; every rank copies the
+         * others' slices out. Never reading its own slice back from the slot matters: a
+         * slot line read by both this rank and the peers costs about 3x more to write again
+         * in the next call (docs/algorithms-allreduce.md). */
         int out = (int)(st->shm.phase & 1);
         char *res = slot(c, st, out, c->local_size);
         char *dst = hc_red_at(r, recvbuf, start);
-        if (sl > 0 && !across) {
-            reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, res, so), so, sl);
-        } else if (sl > 0) {
+        if (sl > 0) {
             reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, dst, so), so, sl);
-            int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
-            if (e != MPI_SUCCESS)
-                rc = e;
+            if (across) {
+                int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
+                if (e != MPI_SUCCESS)
+                    rc = e;
+            }
             memcpy(hc_red_at(r, res, so), hc_red_at(r, dst, so), hc_red_span(r, sl));
         }
         hc_ar_sync(c, st);
-        if (stream)
-            hc_copy_nt(dst, res, hc_red_span(r, n));
-        else
-            memcpy(dst, res, hc_red_span(r, n));
+        copy_out(dst, res, hc_red_span(r, so), stream);
+        if (so + sl < n)
+            copy_out(hc_red_at(r, dst, so + sl), hc_red_at(r, res, so + sl),
+                     hc_red_span(r, n - so - sl), stream);
     }
     return rc;
 }
