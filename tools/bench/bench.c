@@ -47,6 +47,9 @@ static MPI_Comm dup_with(const char *key, const char *value)
 }
 
 /* Iterations: many for small messages, few for large ones, about 64 MiB moved per size. */
+/* Calls of one path in a row before the other path's turn. */
+#define BENCH_BLOCK 8
+
 static int iterations_for(long long bytes, int max_iters)
 {
     long long it = (64LL << 20) / (bytes > 0 ? bytes : 1);
@@ -183,18 +186,24 @@ static long run_collective(const options *o, enum coll which)
         double *tv = malloc(sizeof(double) * (size_t)iters);
         double *th = malloc(sizeof(double) * (size_t)iters);
         long ev = 0, eh = 0;
-        for (int it = -o->warmup; it < iters; it++) {
-            int root = ((it % nranks) + nranks) % nranks;
-            int iter_id = it + 1000 * s;
-            /* Alternate which path goes first so neither always finds warm caches. */
+        /* Blocks of BENCH_BLOCK calls, one path at a time as an application calls its MPI,
+         * the paths alternating block by block (and which goes first) so that drift of the
+         * machine falls on both. Interleaving single calls would make each path pay for the
+         * other's cache footprint. The first --warmup calls of a block are not timed. */
+        for (int b0 = 0, blk = 0; b0 < iters; b0 += BENCH_BLOCK, blk++) {
+            int b1 = b0 + BENCH_BLOCK < iters ? b0 + BENCH_BLOCK : iters;
             for (int pass = 0; pass < 2; pass++) {
-                int use_ours = (pass == 0) == (it % 2 == 0);
-                prepare(which, buf, bytes, iter_id, root);
-                double t = timed_call(which, buf, out, bytes, root, use_ours ? ours : vendor);
-                long bad = verify(which, buf, out, bytes, iter_id, root);
-                if (it >= 0) {
-                    (use_ours ? th : tv)[it] = t;
-                    *(use_ours ? &eh : &ev) += bad;
+                int use_ours = (pass == 0) == (blk % 2 == 0);
+                for (int it = b0 - o->warmup; it < b1; it++) {
+                    int root = ((it % nranks) + nranks) % nranks;
+                    int iter_id = it + 1000 * s;
+                    prepare(which, buf, bytes, iter_id, root);
+                    double t = timed_call(which, buf, out, bytes, root, use_ours ? ours : vendor);
+                    long bad = verify(which, buf, out, bytes, iter_id, root);
+                    if (it >= b0) {
+                        (use_ours ? th : tv)[it] = t;
+                        *(use_ours ? &eh : &ev) += bad;
+                    }
                 }
             }
         }
@@ -252,7 +261,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"allreduce-algo", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     *o = (options){.colls = {COLL_BCAST, COLL_ALLREDUCE}, .ncolls = 2, .max_iters = 200,
-                   .warmup = 3, .bcast_algo = "auto", .allreduce_algo = "auto"};
+                   .warmup = 1, .bcast_algo = "auto", .allreduce_algo = "auto"};
     for (long long b = 8; b <= 64LL << 20; b *= 4)
         o->sizes[o->nsizes++] = b;
     int opt;
