@@ -227,11 +227,16 @@ static void announce(hc_comm *c, hc_ar_state *st, const hc_lattice *lat, const c
     for (const char *p = line; *p; p++)
         h = (h ^ (unsigned char)*p) * 1099511628211u;
     int n = st->lattices_announced;
-    for (int i = 0; i < n && i < HC_AR_ANNOUNCE_MAX; i++)
+    for (int i = 0; i < n; i++)
         if (st->announced_hash[i] == h)
             return;
-    if (n < HC_AR_ANNOUNCE_MAX)
-        st->announced_hash[n] = h;
+    if (n == HC_AR_ANNOUNCE_MAX) /* a size sweep over many shapes: say it once, then stop */
+        hc_info(1, "allreduce on %d ranks: further lattices not shown", c->size);
+    if (n >= HC_AR_ANNOUNCE_MAX) {
+        st->lattices_announced = HC_AR_ANNOUNCE_MAX + 1;
+        return;
+    }
+    st->announced_hash[n] = h;
     st->lattices_announced = n + 1;
     hc_info(1, "allreduce on %d ranks: %s", c->size, line);
 }

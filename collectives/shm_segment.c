@@ -150,8 +150,8 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
     out->counted = 0;
     /* On the node's counter the creator reserves; on a process's own, everyone does. The
      * tries below agree on the verdict. */
-    int counts = c->local_rank == 0 || node_bytes == &process_bytes;
-    int ok = budget_setup || !counts || reserve(out->size), retry = 0;
+    int counts = !budget_setup && (c->local_rank == 0 || node_bytes == &process_bytes);
+    int ok = !counts || reserve(out->size), retry = 0;
     if (!ok)
         hc_warn_once("HIERCOLL_SHM_LIMIT=%s reached (%zu bytes in use, %zu more asked): "
                      "communicators beyond it go without shared memory",
@@ -161,7 +161,7 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
             atomic_fetch_sub(node_bytes, out->size);
         return -1;
     }
-    out->counted = counts && !budget_setup;
+    out->counted = counts;
     return 0;
 }
 
