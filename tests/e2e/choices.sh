@@ -10,7 +10,7 @@
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench
 
-# run NP [launcher options...]: the fault loop (checked broadcasts and allreduces of 256 KiB
+# run NP [launcher options...]: the fault loop (checked broadcasts of 1 MiB and allreduces of 64 KiB
 # vectors) under the preload at verbose level 2; stops the script if it fails.
 run() {
     local np=$1
