@@ -50,7 +50,12 @@ typedef struct hc_ar_shm {
     uint64_t phase;  /* phases this rank has completed */
 } hc_ar_shm;
 
-/* Distinct lattice lines verbose output remembers per communicator. */
+/* A lattice verbose output has named for a communicator, and why (how is a literal). */
+typedef struct hc_ar_announced {
+    hc_lattice lat;
+    const char *how;
+    int shm;
+} hc_ar_announced;
 #define HC_AR_ANNOUNCE_MAX 8
 
 typedef struct hc_ar_state {
@@ -62,8 +67,8 @@ typedef struct hc_ar_state {
     void *tmp;        /* packet buffers of the ring */
     size_t tmp_bytes;
     int announced;    /* printed (verbose): 2 staged engine, 4 single copy */
-    uint64_t announced_hash[HC_AR_ANNOUNCE_MAX]; /* lattice lines printed (verbose) */
-    int lattices_announced;
+    hc_ar_announced announced_lattice[HC_AR_ANNOUNCE_MAX]; /* named so far (verbose) */
+    int nannounced;
 } hc_ar_state;
 
 /* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */

@@ -1,7 +1,6 @@
 /* MPI_Allreduce: checks what the ring can take, picks the algorithm (info key, then
  * HIERCOLL_ALLREDUCE, then the built-in rule and the tuning file) and the lattice, and runs
  * the shared-memory and point-to-point engines. Everything else goes to the vendor. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,26 +218,24 @@ static void announce(hc_comm *c, hc_ar_state *st, const hc_lattice *lat, const c
 {
     if (c->rank != 0 || hc_log_verbosity < 1)
         return;
-    char text[64], line[192];
-    hc_lattice_format(lat, text, sizeof text);
-    snprintf(line, sizeof line, "lattice %s (%s), first dimension through %s", text, how,
-             shm ? "shared memory" : "point to point");
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (const char *p = line; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211u;
-    int n = st->lattices_announced;
-    for (int i = 0; i < n; i++)
-        if (st->announced_hash[i] == h)
+    int n = st->nannounced;
+    for (int i = 0; i < n && i < HC_AR_ANNOUNCE_MAX; i++) {
+        const hc_ar_announced *a = &st->announced_lattice[i];
+        if (a->how == how && a->shm == shm && a->lat.d == lat->d &&
+            memcmp(a->lat.dims, lat->dims, sizeof(int) * (size_t)lat->d) == 0)
             return;
-    if (n == HC_AR_ANNOUNCE_MAX) /* a size sweep over many shapes: say it once, then stop */
-        hc_info(1, "allreduce on %d ranks: further lattices not shown", c->size);
-    if (n >= HC_AR_ANNOUNCE_MAX) {
-        st->lattices_announced = HC_AR_ANNOUNCE_MAX + 1;
+    }
+    if (n >= HC_AR_ANNOUNCE_MAX) { /* a size sweep over many shapes: say so once, then stop */
+        if (n == HC_AR_ANNOUNCE_MAX)
+            hc_info(1, "allreduce on %d ranks: further lattices not shown", c->size);
+        st->nannounced = HC_AR_ANNOUNCE_MAX + 1;
         return;
     }
-    st->announced_hash[n] = h;
-    st->lattices_announced = n + 1;
-    hc_info(1, "allreduce on %d ranks: %s", c->size, line);
+    st->announced_lattice[st->nannounced++] = (hc_ar_announced){*lat, how, shm};
+    char text[64];
+    hc_lattice_format(lat, text, sizeof text);
+    hc_info(1, "allreduce on %d ranks: lattice %s (%s), first dimension through %s", c->size,
+            text, how, shm ? "shared memory" : "point to point");
 }
 
 static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,

@@ -46,10 +46,10 @@ static MPI_Comm dup_with(const char *key, const char *value)
     return c;
 }
 
-/* Iterations: many for small messages, few for large ones, about 64 MiB moved per size. */
 /* Calls of one path in a row before the other path's turn. */
 #define BENCH_BLOCK 8
 
+/* Iterations: many for small messages, few for large ones, about 64 MiB moved per size. */
 static int iterations_for(long long bytes, int max_iters)
 {
     long long it = (64LL << 20) / (bytes > 0 ? bytes : 1);
