@@ -33,7 +33,7 @@ int hc_parse_size(const char *text, long long *out)
     errno = 0;
     char *end;
     double v = strtod(text, &end);
-    if (end == text || errno || v < 0)
+    if (end == text || errno || !isfinite(v) || v < 0)
         return -1;
     long long mult = 1;
     if (*end) {
