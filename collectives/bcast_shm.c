@@ -23,10 +23,12 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 
-/* Seed 002's model with b = 1 MiB per rank; t_w/t chosen so f = 16 KiB, s = 64, which measured
- * as fast as the model's larger f here and pipelines 64 KiB messages (docs/algorithms-bcast.md). */
-#define HC_BCAST_QUEUE_BUDGET (1u << 20)
-#define HC_BCAST_TW_OVER_T 256.0
+/* Seed 002's model with b = 256 KiB per rank; t_w/t chosen so f = 16 KiB, s = 16, which measured
+ * as fast as the model's larger f here and pipelines 64 KiB messages. A queue of 1 MiB was
+ * slower up to 512 KiB: each call then writes slots not used for many calls, fallen out of the
+ * caches (docs/algorithms-bcast.md). */
+#define HC_BCAST_QUEUE_BUDGET (256u << 10)
+#define HC_BCAST_TW_OVER_T 1024.0
 
 static int choose_tree(const hc_bstate *st)
 {

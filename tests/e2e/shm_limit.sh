@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # HIERCOLL_SHM_LIMIT counts a node's segments once, across processes and communicators, and
 # gets a freed communicator's share back (tests/mpi/test_shm_limit.c says how). A limit of
-# 3M holds one 2-rank queue (2 x (1 MiB + 8 KiB)) and not two. Reads the verbose output:
+# 800K holds one 2-rank queue (2 x (256 KiB + 4 KiB)) and not two. Reads the verbose output:
 # "bcast queue:" is printed by each rank whose communicator got its segment.
 source "$(dirname "$0")/fault_common.bash"
 PROG=$PWD/$BUILD/tests/mpi/test_shm_limit
 [ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
 
-"$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_SHM_LIMIT 3M -genv HIERCOLL_VERBOSE 2 \
+"$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_SHM_LIMIT 800K -genv HIERCOLL_VERBOSE 2 \
     "$PROG" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -ne 0 ] || ! grep -q "checks on 4 ranks, 0 failed" "$tmp/out"; then
@@ -19,8 +19,8 @@ for r in 0 1 2 3; do
     [ "$n" -eq 1 ] || { echo "FAIL: rank $r got a queue $n times (want 1)"; fail=1; }
 done
 # The refusal is said once, by the creator of the refused segment (rank 2).
-warned=$(grep -c "warning: HIERCOLL_SHM_LIMIT=3M reached" "$tmp/err")
-[ "$warned" -eq 1 ] && grep -q "^hiercoll\[2\]: warning: HIERCOLL_SHM_LIMIT=3M reached" "$tmp/err" ||
+warned=$(grep -c "warning: HIERCOLL_SHM_LIMIT=800K reached" "$tmp/err")
+[ "$warned" -eq 1 ] && grep -q "^hiercoll\[2\]: warning: HIERCOLL_SHM_LIMIT=800K reached" "$tmp/err" ||
     { echo "FAIL: want one limit warning, from rank 2; got $warned"; fail=1; }
 # Rank 2's own lines keep their order: refused first (step 2), admitted after the free (3).
 order=$(grep "^hiercoll\[2\]: \(bcast queue\|warning: HIERCOLL_SHM_LIMIT\)" "$tmp/err" | cut -d' ' -f2 | paste -sd' ')

@@ -8,7 +8,7 @@
  * (the 4-rank run: its "shm" and "hier" communicators still take the queue there).
  * hc-test: np=1,2 preload=both timeout=120
  * hc-test: np=3,4 preload=yes timeout=120
- * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=1M
+ * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=256K
  * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST=shm-cma
  * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_SETS=2,HIERCOLL_BCAST_TREE=chain
  * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=4
@@ -28,7 +28,7 @@ static const char *algos[] = {"", "shm", "shm-cma", "hier"};
 #define NALGOS 4
 
 /* Queue geometry in force (the defaults of collectives/bcast_shm.c unless set). */
-static size_t frag = 16384, queue = 64;
+static size_t frag = 16384, queue = 16;
 
 static size_t env_size(const char *name, size_t def)
 {
