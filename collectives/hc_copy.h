@@ -7,10 +7,11 @@
 /* Messages of at least this many bytes are written into the caller's buffer with
  * non-temporal stores (each copy is one slot or fragment of it): they would not stay cached
  * anyway, and streaming skips reading each line before it is overwritten, a third of the
- * memory traffic of a copy. At 4 MiB the message still fits the caches and streaming cost
- * both collectives a quarter of their time (docs/algorithms-allreduce.md). */
+ * memory traffic of a copy. Below 16 MiB the caches still hold the message here, and
+ * streaming cost the 4 MiB collectives a quarter of their time and the 16 MiB allreduce a
+ * sixth (docs/algorithms-allreduce.md). */
 #ifndef HC_COPY_NT_MIN
-#define HC_COPY_NT_MIN ((size_t)8 << 20)
+#define HC_COPY_NT_MIN ((size_t)16 << 20)
 #endif
 
 /* memcpy whose stores bypass the caches (where the CPU allows; else memcpy). The stores are
