@@ -19,7 +19,10 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 
-/* Up to this many bytes per vector, every rank reduces every vector (latency path). */
+/* Up to this many bytes per vector, every rank reduces every vector (latency path): its one
+ * synchronisation against the staged engine's two pays for reducing every vector up to 4 KiB
+ * between two ranks, up to 16 KiB among more (docs/algorithms-allreduce.md). */
+#define HC_AR_SMALL_BYTES_PAIR (4 * 1024)
 #define HC_AR_SMALL_BYTES (16 * 1024)
 /* Leaders gather all nodes' small vectors up to this many bytes in total. */
 #define HC_AR_GATHER_BYTES (256 * 1024)
@@ -92,7 +95,9 @@ void hc_ar_shm_free(hc_ar_state *st)
 
 int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r)
 {
-    size_t lim = HC_MIN((size_t)HC_AR_SMALL_BYTES, st->shm.slot_bytes);
+    /* c->size, not the node's size: every rank of c, on every node, must choose alike. */
+    size_t small = c->size == 2 ? HC_AR_SMALL_BYTES_PAIR : HC_AR_SMALL_BYTES;
+    size_t lim = HC_MIN(small, st->shm.slot_bytes);
     return (int64_t)(lim / (size_t)r->extent);
 }
 
