@@ -39,11 +39,13 @@ typedef struct hc_ar_flag {
     int64_t pid;
     uint64_t probe;               /* address of the CMA probe word */
     uint64_t send_addr, recv_addr; /* this call's buffers (CMA engine) */
-    char pad[HC_CACHELINE - 5 * sizeof(uint64_t)];
+    uint32_t in_shift, res_shift;  /* where this chunk's data starts in a slot (staged engine) */
+    char pad[HC_CACHELINE - 5 * sizeof(uint64_t) - 2 * sizeof(uint32_t)];
 } hc_ar_flag;
 
 /* Shared segment of one node: a flag line per local rank, then two sets (by phase parity) of
- * one input slot per local rank and one result slot, each slot_bytes. */
+ * one input slot per local rank and one result slot, each slot_bytes of data plus a page, so
+ * the data may start at the page offset of the buffer it is copied from or to. */
 typedef struct hc_ar_shm {
     hc_shm seg;
     size_t slot_bytes;

@@ -32,14 +32,23 @@ static size_t header_bytes(int nlocal)
     return HC_ALIGN_UP((size_t)nlocal * sizeof(hc_ar_flag), 4096);
 }
 
+/* Copies between a slot and a user buffer run at full speed only when both sit at the same
+ * offset in their pages: with the destination 16-48 bytes past the source's offset, each store
+ * falsely aliases the loads that follow (4K aliasing), and a 1 MiB allreduce took 1.5-2x as
+ * long (docs/algorithms-allreduce.md). Slots have a page to spare; the staged engine starts
+ * its data in a slot at the offset of the user buffer on the other side of the copy. */
+#define HC_AR_PAGE 4096u
+static uint32_t page_offset(const void *p) { return (uint32_t)((uintptr_t)p % HC_AR_PAGE); }
+
 hc_ar_flag *hc_ar_flags(hc_ar_state *st) { return st->shm.seg.base; }
 
 /* Input slot of local rank l, or the result slot when l == nlocal, in set `parity`. */
 static char *slot(hc_comm *c, hc_ar_state *st, int parity, int l)
 {
-    size_t set = (size_t)(c->local_size + 1) * st->shm.slot_bytes;
+    size_t stride = st->shm.slot_bytes + HC_AR_PAGE;
+    size_t set = (size_t)(c->local_size + 1) * stride;
     return (char *)st->shm.seg.base + header_bytes(c->local_size) + (size_t)parity * set +
-           (size_t)l * st->shm.slot_bytes;
+           (size_t)l * stride;
 }
 
 void hc_ar_sync(hc_comm *c, hc_ar_state *st)
@@ -63,7 +72,7 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), (size_t)64 << 10), 4096);
     st->shm.slot_bytes = slot;
     st->shm.phase = 0;
-    size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * slot;
+    size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * (slot + HC_AR_PAGE);
     int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
     if (ok && c->local_size > 1) {
         hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
@@ -177,7 +186,7 @@ static void reduce_slice(hc_comm *c, hc_ar_state *st, const hc_red *r, int parit
     for (int l = 0; l < c->local_size; l++) {
         if (l == c->local_rank)
             continue;
-        const char *peer = hc_red_at(r, slot(c, st, parity, l), off);
+        const char *peer = hc_red_at(r, slot(c, st, parity, l) + hc_ar_flags(st)[l].in_shift, off);
         hc_red_apply(r, dst, peer, first ? mine : dst, n);
         first = 0;
     }
@@ -201,8 +210,15 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
     for (int64_t start = 0; start < count; start += chunk) {
         int64_t n = HC_MIN(chunk, count - start), so, sl;
         int in = (int)(st->shm.phase & 1);
-        char *myin = slot(c, st, in, c->local_rank);
         const char *src = hc_red_at(r, sendbuf, start);
+        char *dst = hc_red_at(r, recvbuf, start);
+        /* My input slot follows my send buffer; the result slot follows local rank 0's
+         * receive buffer (the same offset as everyone's when the ranks allocate alike). Read
+         * by the peers between the two synchronisations, rewritten only after the second. */
+        hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
+        mine->in_shift = page_offset(src);
+        mine->res_shift = page_offset(dst);
+        char *myin = slot(c, st, in, c->local_rank) + mine->in_shift;
         hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
         /* Peers need every slice but this rank's own, which it reads in place. */
         memcpy(myin, src, hc_red_span(r, so));
@@ -217,8 +233,7 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
          * slot line read by both this rank and the peers costs about 3x more to write again
          * in the next call (docs/algorithms-allreduce.md). */
         int out = (int)(st->shm.phase & 1);
-        char *res = slot(c, st, out, c->local_size);
-        char *dst = hc_red_at(r, recvbuf, start);
+        char *res = slot(c, st, out, c->local_size) + hc_ar_flags(st)[0].res_shift;
         if (sl > 0) {
             reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, dst, so), so, sl);
             if (across) {

@@ -168,14 +168,17 @@ static long double fop(int o, long double a, long double b)
 static int light;
 
 /* One allreduce of (t, o, count) on comm, checked element by element against the local
- * fold of every rank's inputs. */
-static void check_op(MPI_Comm comm, const ttype *t, int o, int64_t count, int in_place, int seed)
+ * fold of every rank's inputs; the buffers start in_off and out_off bytes into their
+ * allocations (unaligned for the type when not a multiple of its size). */
+static void check_op_at(MPI_Comm comm, const ttype *t, int o, int64_t count, int in_place,
+                        int seed, size_t in_off, size_t out_off)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     size_t bytes = (size_t)count * (size_t)t->size + 1;
-    char *in = malloc(bytes), *out = malloc(bytes), *want = malloc(bytes);
+    char *in_mem = malloc(bytes + in_off), *out_mem = malloc(bytes + out_off);
+    char *in = in_mem + in_off, *out = out_mem + out_off, *want = malloc(bytes);
     memset(out, 0x5a, bytes);
     for (int64_t i = 0; i < count; i++) {
         if (t->kind == K_FLT) {
@@ -206,7 +209,29 @@ static void check_op(MPI_Comm comm, const ttype *t, int o, int64_t count, int in
                (long long)count, in_place ? " in place" : "", (long long)bad);
     HC_T_CHECK((unsigned char)out[(size_t)count * (size_t)t->size] == 0x5a,
                "%s %s count %lld wrote past the end", op_names[o], t->name, (long long)count);
-    free(in), free(out), free(want);
+    free(in_mem), free(out_mem), free(want);
+}
+
+static void check_op(MPI_Comm comm, const ttype *t, int o, int64_t count, int in_place, int seed)
+{
+    check_op_at(comm, t, o, count, in_place, seed, 0, 0);
+}
+
+/* Buffers at offsets all over their pages, different on every rank: the staged engine starts
+ * its slot data at the page offset of the buffer it copies (collectives/allreduce_shm.c), so a
+ * mistake there shows as wrong or overrun data. Vectors of several slots (1 MiB each at 2 and
+ * 4 ranks); ints at offsets that keep them aligned, bytes at odd ones. */
+static void buffer_offsets(MPI_Comm comm, int rank)
+{
+    const size_t offs[][2] = {{4048, 16}, {16, 4048}, {4, 4092}, {4092, 4}, {0, 4080}};
+    int64_t n = light ? 100003 : 600001;
+    for (int k = 0; k < 5; k++) {
+        size_t in_off = (offs[k][0] + 24 * (size_t)rank) % 4096;
+        size_t out_off = (offs[k][1] + 40 * (size_t)rank) % 4096;
+        check_op_at(comm, &types[4], O_SUM, n, k == 2, 90 + k, in_off, out_off);
+        check_op_at(comm, &types[14], O_BXOR, 4 * n + 3, k == 3, 95 + k, (in_off + 1) % 4096,
+                    (out_off + 3) % 4096);
+    }
 }
 
 /* MPICH 4.0.2 computes MIN/MAX of 1- and 2-byte unsigned types as if they were signed
@@ -613,6 +638,7 @@ int main(int argc, char **argv)
     minmaxloc(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
     large_count_entry(MPI_COMM_WORLD, hc_t_size);
     holes_untouched(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
+    buffer_offsets(MPI_COMM_WORLD, hc_t_rank);
     int64_t mixed_counts[] = {2 * hc_t_size, 2002, 600002};
     for (int k = 0; k < 3; k++)
         mixed_layouts(MPI_COMM_WORLD, hc_t_size, hc_t_rank, mixed_counts[k], k == 1, k);
