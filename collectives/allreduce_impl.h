@@ -44,8 +44,8 @@ typedef struct hc_ar_flag {
 } hc_ar_flag;
 
 /* Shared segment of one node: a flag line per local rank, then two sets (by phase parity) of
- * one input slot per local rank and one result slot, each slot_bytes of data plus a page, so
- * the data may start at the page offset of the buffer it is copied from or to. */
+ * one input slot per local rank and one result slot, each slot_bytes of data plus
+ * HC_ALIAS_SPAN, so the data may start at the offset of the buffer it is copied from or to. */
 typedef struct hc_ar_shm {
     hc_shm seg;
     size_t slot_bytes;

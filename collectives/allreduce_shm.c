@@ -32,20 +32,13 @@ static size_t header_bytes(int nlocal)
     return HC_ALIGN_UP((size_t)nlocal * sizeof(hc_ar_flag), 4096);
 }
 
-/* Copies between a slot and a user buffer run at full speed only when both sit at the same
- * offset in their pages: with the destination 16-48 bytes past the source's offset, each store
- * falsely aliases the loads that follow (4K aliasing), and a 1 MiB allreduce took 1.5-2x as
- * long (docs/algorithms-allreduce.md). Slots have a page to spare; the staged engine starts
- * its data in a slot at the offset of the user buffer on the other side of the copy. */
-#define HC_AR_PAGE 4096u
-static uint32_t page_offset(const void *p) { return (uint32_t)((uintptr_t)p % HC_AR_PAGE); }
 
 hc_ar_flag *hc_ar_flags(hc_ar_state *st) { return st->shm.seg.base; }
 
 /* Input slot of local rank l, or the result slot when l == nlocal, in set `parity`. */
 static char *slot(hc_comm *c, hc_ar_state *st, int parity, int l)
 {
-    size_t stride = st->shm.slot_bytes + HC_AR_PAGE;
+    size_t stride = st->shm.slot_bytes + HC_ALIAS_SPAN;
     size_t set = (size_t)(c->local_size + 1) * stride;
     return (char *)st->shm.seg.base + header_bytes(c->local_size) + (size_t)parity * set +
            (size_t)l * stride;
@@ -72,7 +65,7 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), (size_t)64 << 10), 4096);
     st->shm.slot_bytes = slot;
     st->shm.phase = 0;
-    size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * (slot + HC_AR_PAGE);
+    size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * (slot + HC_ALIAS_SPAN);
     int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
     if (ok && c->local_size > 1) {
         hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
@@ -212,12 +205,13 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
         int in = (int)(st->shm.phase & 1);
         const char *src = hc_red_at(r, sendbuf, start);
         char *dst = hc_red_at(r, recvbuf, start);
-        /* My input slot follows my send buffer; the result slot follows local rank 0's
-         * receive buffer (the same offset as everyone's when the ranks allocate alike). Read
-         * by the peers between the two synchronisations, rewritten only after the second. */
+        /* Slot data at the user buffers' offsets (hc_copy.h; slots have HC_ALIAS_SPAN to
+         * spare): my input slot follows my send buffer, the result slot local rank 0's
+         * receive buffer (everyone's offset when the ranks allocate alike). Read by the peers
+         * between the two synchronisations, rewritten only after the second. */
         hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
-        mine->in_shift = page_offset(src);
-        mine->res_shift = page_offset(dst);
+        mine->in_shift = (uint32_t)hc_alias_offset(src);
+        mine->res_shift = (uint32_t)hc_alias_offset(dst);
         char *myin = slot(c, st, in, c->local_rank) + mine->in_shift;
         hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
         /* Peers need every slice but this rank's own, which it reads in place. */

@@ -204,8 +204,12 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
     } else if (use_cma) {
         hc_bcma_root(st, src, m);
     } else {
-        for (size_t off = 0; off < m; off += st->f) {
-            size_t len = HC_MIN(st->f, m - off);
+        /* Fragments after the first start where src crosses an HC_ALIAS_SPAN boundary, as
+         * the slots do, so each copy has source and destination at one offset (hc_copy.h);
+         * readers whose buffer shares the root's offset then copy out aligned too. */
+        size_t lead = st->f % HC_ALIAS_SPAN == 0 ? hc_alias_offset(src) : 0;
+        for (size_t off = 0, len; off < m; off += len) {
+            len = HC_MIN(off == 0 ? st->f - lead : st->f, m - off);
             uint64_t g = st->seq++;
             hc_bshm_wait_slot_free(st, g);
             memcpy(slot_of(st, me, g), src + off, len);
@@ -221,10 +225,10 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
         hc_bcma_reader(st, dst, m, lroot);
         return;
     }
-    size_t nfrag = m <= HC_BCELL_INLINE_MAX ? 1 : (m + st->f - 1) / st->f;
+    /* The root cuts the fragments (root_side); each cell says how long its fragment is. */
     hc_bhead *mine = head_of(st, st->me);
     size_t off = 0;
-    for (size_t i = 0; i < nfrag; i++) {
+    while (off < m) {
         uint64_t g = st->seq++;
         hc_bcell *x = cell_of(st, st->me, g);
         hc_backoff b = HC_BACKOFF_INIT;
@@ -232,15 +236,13 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
             hc_backoff_wait(&b);
         /* Children first: they then copy in parallel with me. */
         hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
-        if (x->kind == HC_BCELL_INLINE) {
+        if (x->kind == HC_BCELL_INLINE)
             memcpy(dst, x->payload, x->len);
-        } else {
-            if (how & HC_BSHM_STREAM)
-                hc_copy_nt(dst + off, slot_of(st, lroot, g), x->len);
-            else
-                memcpy(dst + off, slot_of(st, lroot, g), x->len);
-            off += x->len;
-        }
+        else if (how & HC_BSHM_STREAM)
+            hc_copy_nt(dst + off, slot_of(st, lroot, g), x->len);
+        else
+            memcpy(dst + off, slot_of(st, lroot, g), x->len);
+        off += x->len;
         atomic_store_explicit(&mine->done, g + 1, memory_order_release);
     }
 }

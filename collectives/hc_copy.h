@@ -3,6 +3,7 @@
 #define HC_COPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Messages of at least this many bytes are written into the caller's buffer with
  * non-temporal stores (each copy is one slot or fragment of it): they would not stay cached
@@ -13,6 +14,14 @@
 #ifndef HC_COPY_NT_MIN
 #define HC_COPY_NT_MIN ((size_t)16 << 20)
 #endif
+
+/* Copies run at full speed only when source and destination sit at the same offset in a
+ * 4 KiB span: with the destination 16-48 bytes past the source's offset, every store is taken
+ * for a dependency of the loads just after it (4K aliasing), and a copy into or out of a
+ * shared slot ran at half speed (docs/algorithms-allreduce.md). Where a collective chooses
+ * where its data lies in shared memory, it matches the user buffer's offset. */
+#define HC_ALIAS_SPAN ((size_t)4096)
+static inline size_t hc_alias_offset(const void *p) { return (uintptr_t)p % HC_ALIAS_SPAN; }
 
 /* memcpy whose stores bypass the caches (where the CPU allows; else memcpy). The stores are
  * fenced before the return, so a release store after it publishes them. */

@@ -319,6 +319,41 @@ static void cma_chunks(MPI_Comm comm)
     free(want);
 }
 
+/* Buffers at offsets all over their pages, different on root and readers: the root cuts its
+ * first fragment short so the rest start on its buffer's 4 KiB boundaries (bcast_shm.c), and
+ * readers follow the lengths the cells give. Sizes around a fragment and beyond the queue,
+ * every root. */
+static void buffer_offsets(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const size_t offs[] = {1, 4095, 2048, 4048, 0};
+    size_t sizes[] = {49, frag - 1, frag, frag + 1, 2 * frag + 4095, queue * frag + 4097};
+    size_t cap = queue * frag + 4097 + 4096 + 1;
+    unsigned char *mem = malloc(cap), *want = malloc(cap);
+    for (int k = 0; k < 5; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int root = 0; root < size; root++) {
+                size_t bytes = sizes[z], off = (offs[k] + 40 * (size_t)rank) % 4096;
+                unsigned char *got = mem + off;
+                uint64_t seed = 9000 + 100 * (uint64_t)k + 10 * z + (uint64_t)root;
+                hc_t_fill(want, bytes, seed);
+                if (rank == root)
+                    memcpy(got, want, bytes);
+                else
+                    hc_t_fill(got, bytes, seed + 1 + (uint64_t)rank);
+                got[bytes] = 0xA5;
+                MPI_Bcast_c(got, (MPI_Count)bytes, MPI_BYTE, root, comm);
+                long d = hc_t_first_diff(got, want, bytes);
+                HC_T_CHECK(d < 0 && got[bytes] == 0xA5,
+                           "offset %zu: %zu bytes from root %d differ at %ld (guard %s)", off,
+                           bytes, root, d, got[bytes] == 0xA5 ? "kept" : "overwritten");
+            }
+    free(mem);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     hc_t_init(&argc, &argv);
@@ -348,5 +383,6 @@ int main(int argc, char **argv)
     MPI_Comm_free(&rev);
     MPI_Comm_free(&alt);
     back_to_back(big ? 1500 : 4000);
+    buffer_offsets(MPI_COMM_WORLD);
     return hc_t_finish();
 }
