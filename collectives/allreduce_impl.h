@@ -43,6 +43,10 @@ typedef struct hc_ar_flag {
     char pad[HC_CACHELINE - 5 * sizeof(uint64_t) - 2 * sizeof(uint32_t)];
 } hc_ar_flag;
 
+/* The smallest slot (collectives/allreduce_shm.c): an element wider than this cannot be
+ * staged on every node, so such allreduces go to the vendor. */
+#define HC_AR_SLOT_MIN ((size_t)64 << 10)
+
 /* Shared segment of one node: a flag line per local rank, then two sets (by phase parity) of
  * one input slot per local rank and one result slot, each slot_bytes of data plus
  * HC_ALIAS_SPAN, so the data may start at the offset of the buffer it is copied from or to. */

@@ -242,7 +242,7 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
                const hc_red *r)
 {
     hc_ar_state *st = state_get(c);
-    if (!st)
+    if (!st || (size_t)r->extent > HC_AR_SLOT_MIN) /* the extent is every rank's: MPI's rule */
         return HC_FALLBACK;
     long long bytes = (long long)count * r->extent;
     hc_lattice lat;

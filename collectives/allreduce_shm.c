@@ -62,7 +62,7 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
         return st->shm_state == 1;
     /* Slots large enough to amortise two synchronisations, small enough to stay in cache. */
     size_t slot = (4u << 20) / (size_t)c->local_size;
-    slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), (size_t)64 << 10), 4096);
+    slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), HC_AR_SLOT_MIN), 4096);
     st->shm.slot_bytes = slot;
     st->shm.phase = 0;
     size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * (slot + HC_ALIAS_SPAN);
@@ -97,8 +97,8 @@ void hc_ar_shm_free(hc_ar_state *st)
 
 int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r)
 {
-    /* c->size, not the node's size: every rank of c, on every node, must choose alike. */
-    size_t small = c->size == 2 ? HC_AR_SMALL_BYTES_PAIR : HC_AR_SMALL_BYTES;
+    /* Two ranks sharing one node; from c, not the node, so every rank chooses alike. */
+    size_t small = c->size == 2 && c->num_nodes == 1 ? HC_AR_SMALL_BYTES_PAIR : HC_AR_SMALL_BYTES;
     size_t lim = HC_MIN(small, st->shm.slot_bytes);
     return (int64_t)(lim / (size_t)r->extent);
 }
