@@ -24,11 +24,8 @@ static hc_bstate *state_of(hc_comm *c)
     if (st)
         return st;
     st = hc_bshm_create(c);
-    if (!st) {
-        /* Out of memory before any collective: the peers are already inside one. */
-        hc_error("MPI_Bcast: out of memory for the broadcast state");
-        PMPI_Abort(c->comm, 1);
-    }
+    if (!st) /* out of memory before any collective: the peers are already inside one */
+        hc_abort(c->comm, 1, "MPI_Bcast: out of memory for the broadcast state");
     int ok = !st->failed, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
     if (!all_ok && !st->failed) {

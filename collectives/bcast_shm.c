@@ -20,6 +20,7 @@
 #include "hc_copy.h"
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_must.h"
 #include "hc_util.h"
 #include "hc_wait.h"
 
@@ -204,19 +205,31 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
     } else if (use_cma) {
         hc_bcma_root(st, src, m);
     } else {
-        /* Fragments after the first start where src crosses an HC_ALIAS_SPAN boundary, as
-         * the slots do, so each copy has source and destination at one offset (hc_copy.h);
-         * readers whose buffer shares the root's offset then copy out aligned too. */
+        /* Every fragment's source and slot data share their offset in an HC_ALIAS_SPAN
+         * (hc_copy.h): the first fragment goes at the source's offset in its slot and ends
+         * where src crosses a boundary, the rest start on boundaries as the slots do. Readers
+         * whose buffer has the root's offset then copy out aligned too. */
         size_t lead = st->f % HC_ALIAS_SPAN == 0 ? hc_alias_offset(src) : 0;
         for (size_t off = 0, len; off < m; off += len) {
-            len = HC_MIN(off == 0 ? st->f - lead : st->f, m - off);
+            hc_bdata where = {(uint32_t)(off == 0 ? lead : 0), (uint64_t)m};
+            len = HC_MIN(st->f - where.at, m - off);
             uint64_t g = st->seq++;
             hc_bshm_wait_slot_free(st, g);
-            memcpy(slot_of(st, me, g), src + off, len);
-            hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, NULL, 0);
+            memcpy(slot_of(st, me, g) + where.at, src + off, len);
+            hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, &where, sizeof where);
         }
     }
     atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
+}
+
+/* MPI asks root and readers for one type signature; a program that breaks that would
+ * otherwise overrun this rank's buffer or wait forever for bytes that never come. */
+static void size_mismatch(uint64_t sent, size_t m)
+{
+    hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
+             "MPI_Bcast: the root broadcasts %llu bytes, this rank receives %zu: the counts and "
+             "datatypes of root and readers must have one type signature",
+             (unsigned long long)sent, m);
 }
 
 static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
@@ -236,12 +249,17 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
             hc_backoff_wait(&b);
         /* Children first: they then copy in parallel with me. */
         hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+        hc_bdata where = {0, x->len};
+        if (x->kind == HC_BCELL_DATA)
+            memcpy(&where, x->payload, sizeof where);
+        if (where.total != m)
+            size_mismatch(where.total, m);
         if (x->kind == HC_BCELL_INLINE)
             memcpy(dst, x->payload, x->len);
         else if (how & HC_BSHM_STREAM)
-            hc_copy_nt(dst + off, slot_of(st, lroot, g), x->len);
+            hc_copy_nt(dst + off, slot_of(st, lroot, g) + where.at, x->len);
         else
-            memcpy(dst + off, slot_of(st, lroot, g), x->len);
+            memcpy(dst + off, slot_of(st, lroot, g) + where.at, x->len);
         off += x->len;
         atomic_store_explicit(&mine->done, g + 1, memory_order_release);
     }

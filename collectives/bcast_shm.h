@@ -24,6 +24,13 @@ typedef struct hc_bcell {
 } hc_bcell;
 _Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
 
+/* Payload of a data cell: where the fragment starts in its slot, and the whole message's
+ * length (readers check theirs against it). */
+typedef struct hc_bdata {
+    uint32_t at;
+    uint64_t total;
+} hc_bdata;
+
 /* Head of each rank's region: counters on their own cache lines. The cma_* words serve the
  * cooperative CMA broadcast (bcast_cma.c): a reader publishes where its stream lands, then
  * it and the root claim chunks of it through one word. They share the line of done because

@@ -9,6 +9,7 @@
 
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_must.h"
 
 static uint64_t probe_word;
 
@@ -43,18 +44,16 @@ int hc_cma_write(int64_t pid, uint64_t addr, const void *src, size_t len)
 
 void hc_cma_must_read(int64_t pid, uint64_t addr, void *dst, size_t len, const char *coll)
 {
-    if (hc_cma_read(pid, addr, dst, len) != 0) {
-        hc_error("process_vm_readv from pid %lld failed in %s", (long long)pid, coll);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (hc_cma_read(pid, addr, dst, len) != 0)
+        hc_abort(MPI_COMM_WORLD, 1, "process_vm_readv from pid %lld failed in %s", (long long)pid,
+                 coll);
 }
 
 void hc_cma_must_write(int64_t pid, uint64_t addr, const void *src, size_t len, const char *coll)
 {
-    if (hc_cma_write(pid, addr, src, len) != 0) {
-        hc_error("process_vm_writev to pid %lld failed in %s", (long long)pid, coll);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (hc_cma_write(pid, addr, src, len) != 0)
+        hc_abort(MPI_COMM_WORLD, 1, "process_vm_writev to pid %lld failed in %s", (long long)pid,
+                 coll);
 }
 
 uint64_t hc_cma_probe_value(int64_t pid)

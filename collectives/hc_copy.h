@@ -16,7 +16,7 @@
 #endif
 
 /* Copies run at full speed only when source and destination sit at the same offset in a
- * 4 KiB span: with the destination 16-48 bytes past the source's offset, every store is taken
+ * 4 KiB span: with the destination 1-63 bytes past the source's offset, every store is taken
  * for a dependency of the loads just after it (4K aliasing), and a copy into or out of a
  * shared slot ran at half speed (docs/algorithms-allreduce.md). Where a collective chooses
  * where its data lies in shared memory, it matches the user buffer's offset. */
