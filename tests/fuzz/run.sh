@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make fuzz: every reader of user-supplied text under libFuzzer with AddressSanitizer and
 # UndefinedBehaviorSanitizer, for a bounded time each (FUZZ_SECONDS, default 20), starting from
-# tests/fuzz/seeds/<target>/ and the malformed corpus tests/bad-input/<target>/. FUZZ_RUNS=repeatable
-# bounds each target by a fixed number of inputs instead (the counts below, a few seconds each
-# here), so a slow or busy machine fuzzes as much as a fast one. Any crash,
+# tests/fuzz/seeds/<target>/ and the malformed corpus tests/bad-input/<target>/. FUZZ_RUNS=N
+# bounds each target by N inputs instead, FUZZ_RUNS=repeatable by the counts below (a few
+# seconds each here), so a slow or busy machine fuzzes as much as a fast one. Any crash,
 # sanitizer report, leak, oversized allocation (> 2 GiB) or reader contract violation (see
 # fuzz_readers.c) fails; the reproducer is kept in $BUILD/fuzz/findings/.
 # Reproduce one: $BUILD/fuzz/fuzz_<target> FILE
@@ -29,8 +29,12 @@ for i in "${!targets[@]}"; do
     mkdir -p "$corpus"
     seeds=()
     for d in tests/fuzz/seeds/$t tests/bad-input/$t; do [ -d "$d" ] && seeds+=("$d"); done
-    bound=(-max_total_time="$SECONDS_EACH")
-    [ "${FUZZ_RUNS:-}" = repeatable ] && bound=(-runs="${repeatable_runs[$i]}")
+    case ${FUZZ_RUNS:-} in
+    '') bound=(-max_total_time="$SECONDS_EACH") ;;
+    repeatable) bound=(-runs="${repeatable_runs[$i]}") ;;
+    *[!0-9]*) echo "fuzz: FUZZ_RUNS='$FUZZ_RUNS': use a number of inputs or 'repeatable'"; exit 2 ;;
+    *) bound=(-runs="$FUZZ_RUNS") ;;
+    esac
     ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
         "$bin" "${bound[@]}" -seed="${FUZZ_SEED:-0}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -timeout=10 -artifact_prefix="$out/findings/$t-" "$corpus" "${seeds[@]}" \
