@@ -68,6 +68,10 @@ static int cuttable(MPI_Datatype dt, MPI_Op op, hc_red *r)
     if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent ||
         size != (MPI_Count)r->true_extent)
         return 0;
+    /* A whole element must fit the smallest slot of the staged engine; MPI gives every rank
+     * the same datatype, so all of them decide alike. */
+    if ((size_t)r->extent > HC_AR_SLOT_MIN)
+        return 0;
     return r->extent == r->true_extent || op == MPI_MINLOC || op == MPI_MAXLOC;
 }
 
@@ -242,7 +246,7 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
                const hc_red *r)
 {
     hc_ar_state *st = state_get(c);
-    if (!st || (size_t)r->extent > HC_AR_SLOT_MIN) /* the extent is every rank's: MPI's rule */
+    if (!st)
         return HC_FALLBACK;
     long long bytes = (long long)count * r->extent;
     hc_lattice lat;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "bcast_shm.h"
+#include "hc_must.h"
 #include "hc_util.h"
 #include "hc_wait.h"
 
@@ -61,13 +62,13 @@ static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunk
  * has published its buffer, one chunk per reader per round, so a late or descheduled reader
  * holds up nobody; a reader that finished (or moved on) leaves the round. My stream must stay
  * valid until every reader is done. */
-void hc_bcma_root(hc_bstate *st, const char *src, size_t m)
+void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total)
 {
     int me = st->me, n = st->n;
     uint64_t g = st->seq++;
     hc_bshm_wait_slot_free(st, g);
-    uint64_t where[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src};
-    hc_bshm_notify(st, me, g, HC_BCELL_CMA, 0, where, sizeof where);
+    hc_bcma_where where = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src, total};
+    hc_bshm_notify(st, me, g, HC_BCELL_CMA, 0, &where, sizeof where);
 
     size_t chunk = cma_chunk_bytes(m);
     uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
@@ -85,6 +86,12 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m)
             uint64_t published = atomic_load_explicit(&h->cma_seq, memory_order_acquire);
             if (published < g + 1)
                 continue; /* not here yet: serve the others meanwhile */
+            uint64_t room = atomic_load_explicit(&h->cma_len, memory_order_relaxed);
+            if (published == g + 1 && room != m) /* an erroneous program: never write past it */
+                hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
+                         "MPI_Bcast: the root sends %zu bytes, local rank %d receives %llu: the "
+                         "counts and datatypes of root and readers must have one type signature",
+                         m, r, (unsigned long long)room);
             uint64_t back_total;
             int64_t k = published == g + 1
                             ? claim_chunk(&h->cma_claim, tag, nchunks, 1, &back_total)
@@ -117,7 +124,7 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m)
 /* Reader of a CMA call: publish my buffer at once (the root may start pushing before its cell
  * reaches me), then pull chunks from the front until the claims meet, then wait for the root's
  * share to land. */
-void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot)
+void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot)
 {
     uint64_t g = st->seq++;
     hc_bhead *mine = head_of(st, st->me);
@@ -126,6 +133,7 @@ void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot)
     /* Every push of earlier calls was seen (acquire) before they finished, so this is exact. */
     uint64_t pushed_before = atomic_load_explicit(&mine->cma_pushed, memory_order_relaxed);
     atomic_store_explicit(&mine->cma_dst, (uint64_t)(uintptr_t)dst, memory_order_relaxed);
+    atomic_store_explicit(&mine->cma_len, m, memory_order_relaxed);
     atomic_store_explicit(&mine->cma_claim, claim_word(tag, 0, 0), memory_order_relaxed);
     atomic_store_explicit(&mine->cma_seq, g + 1, memory_order_release);
 
@@ -134,14 +142,19 @@ void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot)
     while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
         hc_backoff_wait(&b);
     hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
-    uint64_t where[2];
-    memcpy(where, x->payload, sizeof where);
+    if (total)
+        hc_bshm_check_total(x, total);
+    if (x->kind != HC_BCELL_CMA) /* only when the lengths differ, which the first cell catches */
+        hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN, "MPI_Bcast: the root chose the queue, this rank "
+                 "single copy: the counts and datatypes must have one type signature");
+    hc_bcma_where where;
+    memcpy(&where, x->payload, sizeof where);
 
     uint64_t root_share = 0;
     int64_t k;
     while ((k = claim_chunk(&mine->cma_claim, tag, nchunks, 0, &root_share)) >= 0) {
         size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
-        hc_cma_must_read((int64_t)where[0], where[1] + off, dst + off, len, "MPI_Bcast");
+        hc_cma_must_read((int64_t)where.pid, where.addr + off, dst + off, len, "MPI_Bcast");
     }
     b = (hc_backoff)HC_BACKOFF_INIT;
     while (atomic_load_explicit(&mine->cma_pushed, memory_order_acquire) - pushed_before <

@@ -92,13 +92,13 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
         if (pk && c->rank == root)
             hc_bpack_out(pk, seg, len);
         if (c->node == rnode) {
-            hc_bshm_bcast(st, seg, len, c->local_rank_of[root], how);
+            hc_bshm_bcast(st, seg, len, off == 0 ? m : 0, c->local_rank_of[root], how);
             if (c->local_rank == 0 && c->num_nodes > 1)
                 PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
         } else {
             if (c->local_rank == 0)
                 PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
-            hc_bshm_bcast(st, seg, len, 0, how);
+            hc_bshm_bcast(st, seg, len, off == 0 ? m : 0, 0, how);
         }
         if (pk && c->rank != root)
             hc_bpack_in(pk, seg, len);

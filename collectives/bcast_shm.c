@@ -194,7 +194,7 @@ void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_
     }
 }
 
-static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
+static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int use_cma)
 {
     int me = st->me;
     if (m <= HC_BCELL_INLINE_MAX) {
@@ -203,7 +203,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
         hc_bshm_wait_slot_free(st, g);
         hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
     } else if (use_cma) {
-        hc_bcma_root(st, src, m);
+        hc_bcma_root(st, src, m, total);
     } else {
         /* Every fragment's source and slot data share their offset in an HC_ALIAS_SPAN
          * (hc_copy.h): the first fragment goes at the source's offset in its slot and ends
@@ -211,7 +211,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
          * whose buffer has the root's offset then copy out aligned too. */
         size_t lead = st->f % HC_ALIAS_SPAN == 0 ? hc_alias_offset(src) : 0;
         for (size_t off = 0, len; off < m; off += len) {
-            hc_bdata where = {(uint32_t)(off == 0 ? lead : 0), (uint64_t)m};
+            hc_bdata where = {off == 0 ? lead : 0, total};
             len = HC_MIN(st->f - where.at, m - off);
             uint64_t g = st->seq++;
             hc_bshm_wait_slot_free(st, g);
@@ -223,19 +223,32 @@ static void root_side(hc_bstate *st, const char *src, size_t m, int use_cma)
 }
 
 /* MPI asks root and readers for one type signature; a program that breaks that would
- * otherwise overrun this rank's buffer or wait forever for bytes that never come. */
-static void size_mismatch(uint64_t sent, size_t m)
+ * otherwise overrun this rank's buffer or wait forever for bytes that never come. The job is
+ * stopped whole (MPI_COMM_WORLD): the user's communicator is not known down here, and its other
+ * ranks are stuck in this broadcast anyway. */
+void hc_bshm_check_total(const hc_bcell *x, size_t total)
 {
-    hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
-             "MPI_Bcast: the root broadcasts %llu bytes, this rank receives %zu: the counts and "
-             "datatypes of root and readers must have one type signature",
-             (unsigned long long)sent, m);
+    uint64_t sent = x->len; /* inline: the cell holds the whole message */
+    if (x->kind == HC_BCELL_DATA) {
+        hc_bdata where;
+        memcpy(&where, x->payload, sizeof where);
+        sent = where.total;
+    } else if (x->kind == HC_BCELL_CMA) {
+        hc_bcma_where where;
+        memcpy(&where, x->payload, sizeof where);
+        sent = where.total;
+    }
+    if (sent != total)
+        hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
+                 "MPI_Bcast: the root broadcasts %llu bytes, this rank receives %zu: the counts "
+                 "and datatypes of root and readers must have one type signature",
+                 (unsigned long long)sent, total);
 }
 
-static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
+static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lroot, int how)
 {
     if ((how & HC_BSHM_CMA) && m > HC_BCELL_INLINE_MAX) {
-        hc_bcma_reader(st, dst, m, lroot);
+        hc_bcma_reader(st, dst, m, total, lroot);
         return;
     }
     /* The root cuts the fragments (root_side); each cell says how long its fragment is. */
@@ -249,11 +262,12 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
             hc_backoff_wait(&b);
         /* Children first: they then copy in parallel with me. */
         hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
-        hc_bdata where = {0, x->len};
+        /* The first cell settles it: with equal lengths every later call matches too. */
+        if (off == 0 && total)
+            hc_bshm_check_total(x, total);
+        hc_bdata where = {0, 0};
         if (x->kind == HC_BCELL_DATA)
             memcpy(&where, x->payload, sizeof where);
-        if (where.total != m)
-            size_mismatch(where.total, m);
         if (x->kind == HC_BCELL_INLINE)
             memcpy(dst, x->payload, x->len);
         else if (how & HC_BSHM_STREAM)
@@ -265,12 +279,12 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, int lroot, int how)
     }
 }
 
-void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int how)
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how)
 {
     if (st->n < 2 || m == 0)
         return;
     if (st->me == lroot)
-        root_side(st, bytes, m, how & HC_BSHM_CMA);
+        root_side(st, bytes, m, total, how & HC_BSHM_CMA);
     else
-        reader_side(st, bytes, m, lroot, how);
+        reader_side(st, bytes, m, total, lroot, how);
 }

@@ -24,12 +24,18 @@ typedef struct hc_bcell {
 } hc_bcell;
 _Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
 
-/* Payload of a data cell: where the fragment starts in its slot, and the whole message's
- * length (readers check theirs against it). */
+/* Payload of a data cell: where the fragment starts in its slot, and the length of the whole
+ * message (readers check theirs against it at the message's first fragment). */
 typedef struct hc_bdata {
-    uint32_t at;
+    uint64_t at;
     uint64_t total;
 } hc_bdata;
+/* Payload of a CMA cell: the root's pid and stream, and the message's length. */
+typedef struct hc_bcma_where {
+    uint64_t pid, addr, total;
+} hc_bcma_where;
+_Static_assert(sizeof(hc_bdata) <= HC_BCELL_INLINE_MAX && sizeof(hc_bcma_where) <= HC_BCELL_INLINE_MAX,
+               "cell payloads fit a cell");
 
 /* Head of each rank's region: counters on their own cache lines. The cma_* words serve the
  * cooperative CMA broadcast (bcast_cma.c): a reader publishes where its stream lands, then
@@ -41,7 +47,8 @@ typedef struct hc_bhead {
     _Atomic uint64_t cma_dst;   /* address of this reader's stream for fragment cma_seq - 1 */
     _Atomic uint64_t cma_claim; /* packed (tag, front, back) chunk claims, see bcast_cma.c */
     _Atomic uint64_t cma_pushed; /* chunks the root has written here, ever (monotonic, release) */
-    char pad0[24];
+    _Atomic uint64_t cma_len;    /* length of the stream at cma_dst: the root never writes past it */
+    char pad0[16];
     int64_t pid;            /* for process_vm_readv */
     uint64_t cma_probe;     /* address of a word peers read to test CMA */
     int32_t numa;           /* domain the region should live on (-1 unknown) */
@@ -89,8 +96,13 @@ enum {
 };
 
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
- * ranks; how: HC_BSHM_* flags. */
-void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, int lroot, int how);
+ * ranks; how: HC_BSHM_* flags. total: the whole message's length when these m bytes are its
+ * first segment, 0 for its later segments; readers stop the job when the root's differs. */
+void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how);
+
+/* Reader side of a message's first cell: stops the job, naming both lengths, unless the root
+ * announced a message of `total` bytes (an erroneous program: MPI asks for one signature). */
+void hc_bshm_check_total(const hc_bcell *x, size_t total);
 
 /* Model defaults (seed 002): f* = sqrt(b * tw_over_t) rounded up to a page, s = b / f,
  * clamped to [2, 4096]; b is the per-rank queue budget in bytes. */
@@ -122,7 +134,7 @@ void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g);
 void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
                     const void *payload, size_t plen);
 /* One CMA call of m bytes, as the root and as a reader (bcast_cma.c). */
-void hc_bcma_root(hc_bstate *st, const char *src, size_t m);
-void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, int lroot);
+void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total);
+void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot);
 
 #endif

@@ -180,7 +180,7 @@ static double xcopy_median(long long bytes, int iters)
             MPI_Send(&offset, sizeof offset, MPI_BYTE, 0, 0, node);
         else
             MPI_Recv(&offset, sizeof offset, MPI_BYTE, 1, 0, node, MPI_STATUS_IGNORE);
-        src = base + offset;
+        src = base + ((offset - hc_alias_offset(base)) & (HC_ALIAS_SPAN - 1));
         long bad = 0;
         for (int k = 0; k < iters; k++) {
             prepare(COLL_BCAST, rank == 0 ? src : dst, bytes, k, 0);
@@ -294,8 +294,8 @@ static long run_collective(const options *o, enum coll which)
                 size_label(bytes, label, sizeof label);
                 snprintf(vr, sizeof vr, "%.1f..%.1f", v.min, v.max);
                 snprintf(hr, sizeof hr, "%.1f..%.1f", h.min, h.max);
-                if (all[0] + all[1])
-                    snprintf(ok, sizeof ok, "%ld BAD", all[0] + all[1]);
+                if (all[0] + all[1] || xc < 0)
+                    snprintf(ok, sizeof ok, "%ld BAD", all[0] + all[1] + (xc < 0));
                 else
                     snprintf(ok, sizeof ok, "yes");
                 printf("%10s %6d %12.2f %12.2f %7.2f %21s %21s %10.2f %9.1f %9s %8s %8s\n", label,
