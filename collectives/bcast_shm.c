@@ -24,12 +24,13 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 
-/* Seed 002's model with b = 256 KiB per rank; t_w/t chosen so f = 16 KiB, s = 16, which measured
- * as fast as the model's larger f here and pipelines 64 KiB messages. A queue of 1 MiB was
- * slower up to 512 KiB: each call then writes slots not used for many calls, fallen out of the
- * caches (docs/algorithms-bcast.md). */
+/* Seed 002's model with b = 256 KiB per rank and t_w/t as measured here (a fragment's handover
+ * about 1 us, a byte's copy about 0.06 ns): f = 64 KiB, s = 4. Against 16 KiB x 16, interleaved
+ * runs gave 3-17% less time from 128 KiB to 32 MiB, the same below and at 4 and 8 ranks on 2
+ * cores. A queue of 1 MiB was slower up to 512 KiB: each call then writes slots not used for
+ * many calls, fallen out of the caches (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (256u << 10)
-#define HC_BCAST_TW_OVER_T 1024.0
+#define HC_BCAST_TW_OVER_T 16384.0
 
 static int choose_tree(const hc_bstate *st)
 {
@@ -96,8 +97,9 @@ hc_bstate *hc_bshm_create(hc_comm *c)
         st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
     if (hc_cfg.bcast_queue.i > 0)
         st->s = (int)hc_cfg.bcast_queue.i;
-    /* Sets of 8 buffers: measured better than 2 sets for messages beyond the queue. */
-    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : HC_MAX(1, st->s / 8);
+    /* Sets of 8 buffers (better than 2 sets of 32 beyond the queue), and at least two sets,
+     * so the root fills one while the readers drain the other. */
+    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : HC_MAX(2, st->s / 8);
     if (st->q > st->s || st->s % st->q)
         st->q = 1; /* sets must split the queue evenly */
     st->cells_off = sizeof(hc_bhead);

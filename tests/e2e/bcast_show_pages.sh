@@ -58,8 +58,8 @@ check() {
     fi
 }
 
-# Defaults of collectives/bcast_shm.c: s = 16 buffers of f = 16 KiB.
-run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 16 16384
+# Defaults of collectives/bcast_shm.c: s = 4 buffers of f = 64 KiB.
+run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 4 65536
 run "small queue" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=4K HIERCOLL_BCAST_QUEUE=8 &&
     check "small queue" 8 4096
 if run "off"; then

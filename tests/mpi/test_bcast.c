@@ -28,7 +28,7 @@ static const char *algos[] = {"", "shm", "shm-cma", "hier"};
 #define NALGOS 4
 
 /* Queue geometry in force (the defaults of collectives/bcast_shm.c unless set). */
-static size_t frag = 16384, queue = 16;
+static size_t frag = 65536, queue = 4;
 
 static size_t env_size(const char *name, size_t def)
 {
