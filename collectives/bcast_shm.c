@@ -93,8 +93,10 @@ hc_bstate *hc_bshm_create(hc_comm *c)
 
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     hc_bcast_model(HC_BCAST_QUEUE_BUDGET, HC_BCAST_TW_OVER_T, page, &st->f, &st->s);
-    if (hc_cfg.bcast_frag.i > 0)
+    if (hc_cfg.bcast_frag.i > 0) { /* the queue keeps its budget unless s is set too */
         st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
+        st->s = (int)HC_MIN(HC_MAX(HC_BCAST_QUEUE_BUDGET / st->f, (size_t)2), (size_t)4096);
+    }
     if (hc_cfg.bcast_queue.i > 0)
         st->s = (int)hc_cfg.bcast_queue.i;
     /* Sets of 8 buffers (better than 2 sets of 32 beyond the queue), and at least two sets,

@@ -62,6 +62,9 @@ check() {
 run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 4 65536
 run "small queue" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=4K HIERCOLL_BCAST_QUEUE=8 &&
     check "small queue" 8 4096
+# A fragment size alone keeps the 256 KiB queue: s = 256 KiB / f.
+run "fragment alone" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=16K &&
+    check "fragment alone" 16 16384
 if run "off"; then
     if grep -q "bcast queue: .* pages" "$tmp/err"; then
         echo "FAIL off: pages reported without HIERCOLL_BCAST_SHOW_PAGES"; fail=1

@@ -17,6 +17,7 @@
  * hc-test: np=2,3,4 preload=yes timeout=180 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=3 preload=yes timeout=180 env=HIERCOLL_BCAST_HIER_CHUNK=4K
+ * hc-test: np=3 preload=yes timeout=180 env=HIERCOLL_BCAST_FRAG=8K
  * hc-test: np=6,7 preload=yes timeout=180
  * hc-test: np=7 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=8 preload=yes timeout=240 env=HIERCOLL_BCAST_TREE=knomial,HIERCOLL_BCAST_RADIX=3,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=2
@@ -358,7 +359,8 @@ int main(int argc, char **argv)
 {
     hc_t_init(&argc, &argv);
     frag = env_size("HIERCOLL_BCAST_FRAG", frag);
-    queue = env_size("HIERCOLL_BCAST_QUEUE", queue);
+    /* A fragment size alone keeps the queue's 256 KiB (collectives/bcast_shm.c). */
+    queue = env_size("HIERCOLL_BCAST_QUEUE", getenv("HIERCOLL_BCAST_FRAG") ? (256u << 10) / frag : queue);
     const char *forced = getenv("HIERCOLL_BCAST");
     if (forced && strcmp(forced, "shm-cma") == 0) {
         /* The suite below runs too, its "auto" and split communicators on CMA. */
