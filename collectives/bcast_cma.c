@@ -89,8 +89,8 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total)
             uint64_t room = atomic_load_explicit(&h->cma_len, memory_order_relaxed);
             if (published == g + 1 && room != m) /* an erroneous program: never write past it */
                 hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
-                         "MPI_Bcast: the root sends %zu bytes, local rank %d receives %llu: the "
-                         "counts and datatypes of root and readers must have one type signature",
+                         "MPI_Bcast: the root sends %zu bytes, local rank %d receives %llu: "
+                         HC_BCAST_ONE_SIGNATURE,
                          m, r, (unsigned long long)room);
             uint64_t back_total;
             int64_t k = published == g + 1
@@ -145,8 +145,8 @@ void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot)
     if (total)
         hc_bshm_check_total(x, total);
     if (x->kind != HC_BCELL_CMA) /* only when the lengths differ, which the first cell catches */
-        hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN, "MPI_Bcast: the root chose the queue, this rank "
-                 "single copy: the counts and datatypes must have one type signature");
+        hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN,
+                 "MPI_Bcast: the root chose the queue, this rank single copy: " HC_BCAST_ONE_SIGNATURE);
     hc_bcma_where where;
     memcpy(&where, x->payload, sizeof where);
 

@@ -244,8 +244,8 @@ void hc_bshm_check_total(const hc_bcell *x, size_t total)
     }
     if (sent != total)
         hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
-                 "MPI_Bcast: the root broadcasts %llu bytes, this rank receives %zu: the counts "
-                 "and datatypes of root and readers must have one type signature",
+                 "MPI_Bcast: the root broadcasts %llu bytes, this rank receives %zu: "
+                 HC_BCAST_ONE_SIGNATURE,
                  (unsigned long long)sent, total);
 }
 

@@ -100,6 +100,10 @@ enum {
  * first segment, 0 for its later segments; readers stop the job when the root's differs. */
 void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how);
 
+/* What every size-mismatch stop says after the two sizes. */
+#define HC_BCAST_ONE_SIGNATURE \
+    "the counts and datatypes of root and readers must have one type signature"
+
 /* Reader side of a message's first cell: stops the job, naming both lengths, unless the root
  * announced a message of `total` bytes (an erroneous program: MPI asks for one signature). */
 void hc_bshm_check_total(const hc_bcell *x, size_t total);

@@ -7,7 +7,7 @@ source "$(dirname "$0")/fault_common.bash"
 PROG=$PWD/$BUILD/tests/mpi/test_bcast_mismatch
 [ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
 
-check() { # name reader-bytes root-bytes [mpiexec options]
+check() { # name reader-bytes root-bytes [launcher options]
     local name=$1 want=$2 sent=$3
     shift 3
     timeout 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "$@" "$PROG" "$want" "$sent" >"$tmp/out" 2>"$tmp/err"

@@ -195,11 +195,10 @@ static double xcopy_median(long long bytes, int iters)
             }
             MPI_Barrier(node);
         }
-        if (rank == 1)
+        if (rank == 1) {
             m = bad ? -1 : summarise(t, iters, 0).median;
-        if (rank == 1)
             MPI_Send(&m, 1, MPI_DOUBLE, 0, 0, node);
-        else
+        } else
             MPI_Recv(&m, 1, MPI_DOUBLE, 1, 0, node, MPI_STATUS_IGNORE);
         MPI_Win_unlock_all(win);
         MPI_Win_free(&win);
