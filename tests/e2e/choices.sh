@@ -50,7 +50,7 @@ expect "tuning file: auto bcast" "bcast queue:"
 bench() {
     "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_VERBOSE 2 -genv HIERCOLL_BCAST "$1" \
         "$BENCH" --coll bcast --bcast-algo "$2" --sizes 64K --iters 2 --csv >"$tmp/out" 2>"$tmp/err"
-    if [ $? -ne 0 ] || ! grep -q "^MPI_Bcast,2,65536,.*,0$" "$tmp/out"; then
+    if [ $? -ne 0 ] || ! grep -q "^MPI_Bcast,[^,]*,[^,]*,2,65536,.*,0$" "$tmp/out"; then
         echo "FAIL: bench, HIERCOLL_BCAST=$1, info $2"; cat "$tmp/out" "$tmp/err" | head; exit 1
     fi
 }

@@ -1,6 +1,8 @@
 # hiercoll bench: usage errors exit 2 before any MPI job, --dry-run shows the launcher line
-# with the preload, and a short real run's --csv is parsed back (every size of both
-# collectives, no wrong results, ratio = hiercoll / vendor).
+# with the preload, and short real runs' --csv is parsed back (every size of both collectives,
+# every pattern asked for, no wrong results, ratio = hiercoll / vendor); a broadcast that
+# moves nothing is caught in every pattern; --tune writes the choice its measurements give, and
+# MPI_Init accepts the file.
 . tests/e2e/cli_common.bash
 
 expect_status 2 "$HC" bench --coll gather
@@ -10,6 +12,12 @@ expect_in "$TMP/err" "bad size '12Q'"
 expect_status 2 "$HC" bench --np 0
 expect_status 2 "$HC" bench --iters x
 expect_status 2 "$HC" bench stray
+expect_status 2 "$HC" bench --pattern fixed-hot-latency
+expect_in "$TMP/err" "bad --pattern: 'fixed-hot-latency'"
+expect_status 2 "$HC" bench --pattern rotate-fresh
+expect_in "$TMP/err" "is not ROOT-BUFFERS-TIMING"
+expect_status 2 "$HC" bench --bcast-algo shm,fast
+expect_in "$TMP/err" "bad --bcast-algo 'fast'"
 expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 
@@ -40,4 +48,64 @@ for k, d in got.items():
     assert v > 0 and h > 0, k
     assert abs(ratio - h / v) <= 0.01 * ratio + 0.002, (k, ratio, h / v)
 PY
+# Patterns: a '*' expands, allreduce has no root (fixed patterns are skipped for it), several
+# algorithms each get their row.
+expect_status 0 "$HC" bench --np 2 --sizes 64,8K --iters 16 --csv \
+    --pattern 'fixed-*-stream,rotate-cold-latency' --bcast-algo shm,shm-cma --allreduce-algo shm
+python3 - "$TMP/out" <<'PY' || fail "bench patterns csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = {(r["collective"], r["pattern"], r["algorithm"], int(r["bytes"])) for r in rows}
+bcast = {("MPI_Bcast", p, a, b) for p in ("fixed-fresh-stream", "fixed-warm-stream",
+         "fixed-cold-stream", "rotate-cold-latency") for a in ("shm", "shm-cma") for b in (64, 8192)}
+allred = {("MPI_Allreduce", "rotate-cold-latency", "shm", b) for b in (64, 8192)}
+assert got == bcast | allred, sorted(got ^ (bcast | allred))
+for r in rows:
+    assert int(r["errors"]) == 0, r
+    assert float(r["vendor_median_us"]) > 0 and float(r["hiercoll_median_us"]) > 0, r
+PY
+
+# A broadcast that moves nothing (a PMPI shim whose MPI_Bcast returns at once) must be seen as
+# wrong in every pattern, warm and cold included, where receiving buffers are only stamped.
+mpicc.mpich -shared -fPIC -o "$TMP/noop.so" -x c - <<'C' || fail "build the no-op shim"
+#include <mpi.h>
+int MPI_Bcast_c(void *b, MPI_Count n, MPI_Datatype t, int root, MPI_Comm c) { return MPI_SUCCESS; }
+C
+for p in rotate-fresh-latency fixed-warm-stream fixed-cold-latency rotate-warm-stream; do
+    "$MPIEXEC" -n 2 -genv LD_PRELOAD "$TMP/noop.so" "$PWD/$BUILD/bin/hiercoll-bench" --coll bcast \
+        --sizes 8,5000 --iters 16 --pattern "$p" --csv >"$TMP/out" 2>"$TMP/err" &&
+        fail "a no-op broadcast passed the bench's checks in $p"
+    grep -q "wrong results" "$TMP/err" || fail "no wrong results reported in $p"
+done
+
+# --tune: the file's rule for each size names the path (the vendor included) whose worst ratio
+# over the patterns is lowest, within 2% the lowest median; MPI_Init accepts it.
+expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64,64K --iters 16 --csv --tune "$TMP/tune"
+python3 - "$TMP/out" "$TMP/tune" <<'PY' || fail "bench --tune"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert {r["pattern"] for r in rows} and len({r["pattern"] for r in rows}) == 12, "not every pattern"
+lines = [l.split("#")[0].split() for l in open(sys.argv[2])]
+assert lines[0] == ["hiercoll-tuning", "1"], lines[0]
+rules = [l for l in lines[1:] if l]
+def covers(rng, b):
+    lo, _, hi = rng.partition("-")
+    return (rng == "*" or (int(lo or 0) <= b and (not hi or b < int(hi))))
+for size in (64, 65536):
+    spread = {"vendor": (1.0, 1.0)}
+    for algo in {r["algorithm"] for r in rows}:
+        ratios = [float(r["ratio"]) for r in rows if int(r["bytes"]) == size and r["algorithm"] == algo]
+        spread[algo] = (max(ratios), statistics.median(ratios))
+    best = "vendor"
+    for algo in ("shm", "shm-cma"):
+        w, m = spread[algo]
+        bw, bm = spread[best]
+        if w < bw * 0.98 or (w <= bw * 1.02 and m < bm):
+            best = algo
+    rule = [r for r in rules if r[0] == "bcast" and covers(r[1], size)][0]
+    assert rule[2:] == ["2", "1", best], (size, rule, spread)
+PY
+"$MPIEXEC" -n 2 -genv LD_PRELOAD "$PWD/$BUILD/lib/libhiercoll.so" -genv HIERCOLL_TUNING "$TMP/tune" \
+    "$PWD/$BUILD/bin/hiercoll-bench" --coll bcast --sizes 1K --iters 1 >"$TMP/out" 2>"$TMP/err" ||
+    { cat "$TMP/err"; fail "MPI_Init refused the tuning file --tune wrote"; }
 echo "ok"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../bench/pattern_name.h"
 #include "cli_util.h"
 #include "hc_cli.h"
 #include "hc_config.h"
@@ -15,7 +16,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: hiercoll bench [--np N] [--vnode K] [--coll bcast|allreduce|all]\n"
-            "                      [--sizes LIST] [--iters N] [--csv] [--dry-run]\n"
+            "                      [--sizes LIST] [--iters N] [--pattern LIST]\n"
+            "                      [--bcast-algo LIST] [--allreduce-algo LIST] [--tune FILE]\n"
+            "                      [--csv] [--dry-run]\n"
             "  Compares hiercoll's MPI_Bcast/MPI_Allreduce with the vendor's in one run of\n"
             "  hiercoll-bench (ratio = hiercoll / vendor, below 1 is faster).\n"
             "  --np N       ranks (default 2)\n"
@@ -23,8 +26,30 @@ static void usage(FILE *out)
             "  --coll C     bcast, allreduce or all (default all)\n"
             "  --sizes LIST message sizes, K/M/G suffixes (default 8,1K,64K,1M)\n"
             "  --iters N    maximum iterations per size (default 50)\n"
+            "  --pattern L  calling patterns ROOT-BUFFERS-TIMING, comma-separated, '*' for any:\n"
+            "               root rotate|fixed, buffers fresh|warm|cold, timing latency|stream;\n"
+            "               all = every one, then a summary (default rotate-fresh-latency)\n"
+            "  --bcast-algo, --allreduce-algo LIST\n"
+            "               hiercoll algorithms to compare, comma-separated (default auto)\n"
+            "  --tune FILE  measure every mechanism in every pattern and write the choice as a\n"
+            "               tuning file (docs/tuning.md); implies --pattern all\n"
             "  --csv        machine-readable output\n"
             "  --dry-run    print the command and exit\n");
+}
+
+/* Every name of a comma-separated algorithm list is one HIERCOLL_BCAST / _ALLREDUCE accepts. */
+static int algos_valid(const char *coll, const char *list)
+{
+    const hc_var_desc *v = hc_config_find(!strcmp(coll, "bcast") ? "HIERCOLL_BCAST" : "HIERCOLL_ALLREDUCE");
+    char *copy = strdup(list), *save = NULL;
+    int ok = copy && *list;
+    for (char *t = strtok_r(copy, ",", &save); ok && t; t = strtok_r(NULL, ",", &save))
+        if (hc_config_enum_index(v, t) < 0) {
+            fprintf(stderr, "hiercoll bench: bad --%s-algo '%s' (%s)\n", coll, t, v->accepted);
+            ok = 0;
+        }
+    free(copy);
+    return ok;
 }
 
 int hc_cmd_bench(int argc, char **argv)
@@ -34,9 +59,12 @@ int hc_cmd_bench(int argc, char **argv)
         {"coll", required_argument, 0, 'c'},  {"sizes", required_argument, 0, 's'},
         {"iters", required_argument, 0, 'i'}, {"csv", no_argument, 0, 'v'},
         {"dry-run", no_argument, 0, 'd'},     {"help", no_argument, 0, 'h'},
+        {"pattern", required_argument, 0, 'p'}, {"tune", required_argument, 0, 't'},
+        {"bcast-algo", required_argument, 0, 'B'}, {"allreduce-algo", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     long np = 2, vnode = 0, iters = 50;
-    const char *coll = "all", *sizes = "8,1K,64K,1M";
+    const char *coll = "all", *sizes = "8,1K,64K,1M", *patterns = NULL, *tune = NULL;
+    const char *algos[2] = {NULL, NULL}; /* bcast, allreduce */
     int csv = 0, dry = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -81,6 +109,24 @@ int hc_cmd_bench(int argc, char **argv)
             sizes = optarg;
             break;
         }
+        case 'p': {
+            pattern p[MAX_PATTERNS];
+            int np_ = 0;
+            char err[256];
+            if (pattern_parse(optarg, p, &np_, err, sizeof err)) {
+                fprintf(stderr, "hiercoll bench: bad --pattern: %s\n", err);
+                return HC_EXIT_USAGE;
+            }
+            patterns = optarg;
+            break;
+        }
+        case 't': tune = optarg; break;
+        case 'B':
+        case 'A':
+            if (!algos_valid(c == 'B' ? "bcast" : "allreduce", optarg))
+                return HC_EXIT_USAGE;
+            algos[c == 'A'] = optarg;
+            break;
         case 'v': csv = 1; break;
         case 'd': dry = 1; break;
         case 'h': usage(stdout); return HC_EXIT_OK;
@@ -104,7 +150,13 @@ int hc_cmd_bench(int argc, char **argv)
     snprintf(np_s, sizeof np_s, "%ld", np);
     snprintf(vnode_s, sizeof vnode_s, "%ld", vnode);
     snprintf(iters_s, sizeof iters_s, "%ld", iters);
-    char *args[32];
+    /* Tuning compares every mechanism in every pattern: the vendor competes too. */
+    if (tune) {
+        patterns = patterns ? patterns : "all";
+        algos[0] = algos[0] ? algos[0] : "shm,shm-cma";
+        algos[1] = algos[1] ? algos[1] : "shm,ring,ring1d";
+    }
+    char *args[48];
     int n = 0;
     args[n++] = (char *)hc_mpiexec();
     args[n++] = "-n";
@@ -130,6 +182,22 @@ int hc_cmd_bench(int argc, char **argv)
     args[n++] = (char *)sizes;
     args[n++] = "--iters";
     args[n++] = iters_s;
+    if (patterns) {
+        args[n++] = "--pattern";
+        args[n++] = (char *)patterns;
+    }
+    if (algos[0]) {
+        args[n++] = "--bcast-algo";
+        args[n++] = (char *)algos[0];
+    }
+    if (algos[1]) {
+        args[n++] = "--allreduce-algo";
+        args[n++] = (char *)algos[1];
+    }
+    if (tune) {
+        args[n++] = "--tune";
+        args[n++] = (char *)tune;
+    }
     if (csv)
         args[n++] = "--csv";
     args[n] = NULL;

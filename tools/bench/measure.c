@@ -1,0 +1,133 @@
+/* One size in one pattern: every path in blocks of BLOCK calls, one path at a time as an
+ * application calls its MPI, the paths taking turns block by block (and which goes first), so
+ * drift of the machine falls on all of them. Interleaving single calls would make each path
+ * pay for the other's cache footprint. The first `warmup` calls of a block are not timed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define BLOCK 8
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+stats stats_of(double *t, int n, long errors)
+{
+    if (n <= 0)
+        return (stats){0, 0, 0, errors};
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return (stats){t[n / 2], t[0], t[n - 1], errors};
+}
+
+/* About 64 MiB moved per size and path, and enough blocks for a median (latency gives one
+ * sample a call, stream one a block), unless --iters says fewer. */
+static int iterations_for(long long bytes, int max_iters, int timing)
+{
+    long long it = (64LL << 20) / (bytes > 0 ? bytes : 1);
+    int least = timing == TIME_STREAM ? 5 * BLOCK : 2 * BLOCK;
+    if (it < least)
+        it = least;
+    return (int)(it < max_iters ? it : max_iters);
+}
+
+static void call(enum coll which, void *buf, void *out, long long bytes, int root, MPI_Comm comm)
+{
+    if (which == COLL_BCAST)
+        MPI_Bcast_c(buf, bytes, MPI_BYTE, root, comm);
+    else
+        MPI_Allreduce_c(buf, out, bytes / 8, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+typedef struct path_run {
+    double *t;
+    int nt;
+    long errors;
+    long long calls; /* the path's own call count: rotating roots follow it */
+} path_run;
+
+/* One block of calls on one path; k counts calls over every path (content ids). */
+static void run_block(enum coll which, pattern p, bufset *b, long long bytes, MPI_Comm comm,
+                      MPI_Comm books, int first, int last, int warmup, long long *k, path_run *pr)
+{
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    double own = 0;
+    int timed = 0;
+    long long kk = 0;
+    int root = 0;
+    for (int it = first - warmup; it < last; it++, (*k)++, pr->calls++) {
+        kk = *k;
+        root = p.root == ROOT_ROTATE ? (int)(pr->calls % n) : 0;
+        void *out, *buf = bufset_before(b, kk, root, &out);
+        if (p.timing == TIME_LATENCY)
+            MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        call(which, buf, out, bytes, root, comm);
+        double dt = (MPI_Wtime() - t0) * 1e6;
+        long bad = bufset_check(b, kk, root, p.timing == TIME_LATENCY);
+        if (it < first)
+            continue;
+        pr->errors += bad;
+        if (p.timing == TIME_LATENCY) {
+            double slowest;
+            MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, books);
+            pr->t[pr->nt++] = slowest;
+        } else {
+            own += dt;
+            timed++;
+        }
+    }
+    if (p.timing == TIME_STREAM && timed) {
+        pr->errors += bufset_check(b, kk, root, 1);
+        double per_call = own / timed, slowest;
+        MPI_Allreduce(&per_call, &slowest, 1, MPI_DOUBLE, MPI_MAX, books);
+        pr->t[pr->nt++] = slowest;
+    }
+}
+
+int measure(enum coll which, pattern p, long long bytes, const path *paths, int npaths,
+            const measure_opts *o, stats *out)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int iters = iterations_for(bytes, o->max_iters, p.timing);
+    bufset *b = bufset_new(which, p, bytes, rank, nranks);
+    int ok = b != NULL, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, paths[0].comm);
+    if (!all_ok) {
+        if (rank == 0)
+            fprintf(stderr, "hiercoll-bench: out of memory for %lld-byte buffers\n", bytes);
+        bufset_free(b);
+        for (int q = 0; q < npaths; q++)
+            out[q] = (stats){0, 0, 0, 1};
+        return 0;
+    }
+    path_run pr[MAX_PATHS];
+    for (int q = 0; q < npaths; q++)
+        pr[q] = (path_run){calloc((size_t)iters + 1, sizeof(double)), 0, 0, 0};
+    long long k = 0;
+    for (int b0 = 0, blk = 0; b0 < iters; b0 += BLOCK, blk++) {
+        int b1 = b0 + BLOCK < iters ? b0 + BLOCK : iters;
+        for (int j = 0; j < npaths; j++) {
+            int q = (blk + j) % npaths;
+            bufset_block(b, (long long)blk * npaths + q);
+            run_block(which, p, b, bytes, paths[q].comm, paths[0].comm, b0, b1, o->warmup, &k,
+                      &pr[q]);
+        }
+    }
+    for (int q = 0; q < npaths; q++) {
+        long all;
+        MPI_Allreduce(&pr[q].errors, &all, 1, MPI_LONG, MPI_SUM, paths[0].comm);
+        out[q] = stats_of(pr[q].t, pr[q].nt, all);
+        out[q].errors = all;
+        free(pr[q].t);
+    }
+    bufset_free(b);
+    return iters;
+}
