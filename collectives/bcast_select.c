@@ -73,6 +73,13 @@ static bcast_plan plan_for(const hc_comm *c, const hc_bstate *st, int choice, si
     return p;
 }
 
+/* From this message size the root writes the queue around its caches (HC_BSHM_ROOT_NT): in
+ * the bench's twelve calling patterns that cut the worst ratio to the vendor from 0.94 to 0.61
+ * at 4 KiB and from 1.3-2.2 to 0.5-0.9 at 16 KiB-4 MiB; below 4 KiB it made the rotating-root
+ * patterns slower (0.45 -> 0.7 at 1 KiB), as the reader then waits for memory instead of a few
+ * lines of the root's cache (docs/algorithms-bcast.md). */
+#define HC_BCAST_ROOT_NT_MIN ((size_t)4 << 10)
+
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
  * segment, so node B's intra-node stage of one segment overlaps the leaders' next one, and a
  * packed datatype needs one segment of memory. With pk, the root packs each segment into
@@ -85,7 +92,8 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
     /* Streaming stores only where nothing reads the bytes again at once: not into a stage or
      * a packed copy, nor on a leader that forwards them to the other leaders. */
     int stream_out = user_dst && m >= HC_COPY_NT_MIN && !(c->num_nodes > 1 && c->local_rank == 0);
-    int how = (plan.cma ? HC_BSHM_CMA : 0) | (stream_out ? HC_BSHM_STREAM : 0);
+    int how = (plan.cma ? HC_BSHM_CMA : 0) | (stream_out ? HC_BSHM_STREAM : 0) |
+              (m >= HC_BCAST_ROOT_NT_MIN ? HC_BSHM_ROOT_NT : 0);
     for (size_t off = 0; off < m; off += plan.seg) {
         size_t len = HC_MIN(plan.seg, m - off);
         char *seg = pk ? stage : stream + off;

@@ -24,13 +24,13 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 
-/* Seed 002's model with b = 256 KiB per rank and t_w/t as measured here (a fragment's handover
- * about 1 us, a byte's copy about 0.06 ns): f = 64 KiB, s = 4. Against 16 KiB x 16, interleaved
- * runs gave 3-17% less time from 128 KiB to 32 MiB, the same below and at 4 and 8 ranks on 2
- * cores. A queue of 1 MiB was slower up to 512 KiB: each call then writes slots not used for
- * many calls, fallen out of the caches (docs/algorithms-bcast.md). */
+/* Seed 002's model with b = 256 KiB per rank and t_w/t = 4096: f = 32 KiB, s = 8. With the root
+ * writing its slots around the caches (HC_BSHM_ROOT_NT), 32 KiB had the lowest worst case over
+ * the bench's twelve calling patterns from 16 KiB to 16 MiB, 16 KiB came close, 64 KiB lost up to
+ * 0.2 of the vendor's time at 64-256 KiB, where a message is then one or two fragments and
+ * nothing overlaps (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (256u << 10)
-#define HC_BCAST_TW_OVER_T 16384.0
+#define HC_BCAST_TW_OVER_T 4096.0
 
 static int choose_tree(const hc_bstate *st)
 {
@@ -198,15 +198,15 @@ void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_
     }
 }
 
-static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int use_cma)
+static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
-    int me = st->me;
+    int me = st->me, root_nt = how & HC_BSHM_ROOT_NT;
     if (m <= HC_BCELL_INLINE_MAX) {
         /* Small: the data travels inside the control cells, no slot, no second copy. */
         uint64_t g = st->seq++;
         hc_bshm_wait_slot_free(st, g);
         hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
-    } else if (use_cma) {
+    } else if (how & HC_BSHM_CMA) {
         hc_bcma_root(st, src, m, total);
     } else {
         /* Every fragment's source and slot data share their offset in an HC_ALIAS_SPAN
@@ -219,7 +219,10 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
             len = HC_MIN(st->f - where.at, m - off);
             uint64_t g = st->seq++;
             hc_bshm_wait_slot_free(st, g);
-            memcpy(slot_of(st, me, g) + where.at, src + off, len);
+            if (root_nt)
+                hc_copy_nt(slot_of(st, me, g) + where.at, src + off, len);
+            else
+                memcpy(slot_of(st, me, g) + where.at, src + off, len);
             hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, &where, sizeof where);
         }
     }
@@ -288,7 +291,7 @@ void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot
     if (st->n < 2 || m == 0)
         return;
     if (st->me == lroot)
-        root_side(st, bytes, m, total, how & HC_BSHM_CMA);
+        root_side(st, bytes, m, total, how);
     else
         reader_side(st, bytes, m, total, lroot, how);
 }

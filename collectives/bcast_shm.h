@@ -93,6 +93,11 @@ enum {
     /* Readers write the stream with non-temporal stores: it is part of a message too large
      * to stay in the caches (a reader's own choice). */
     HC_BSHM_STREAM = 2,
+    /* The root writes its slots with non-temporal stores, so readers take the fragments from
+     * memory rather than out of the root's caches, which is slower on machines where a line
+     * written by one core is slow to reach another (docs/algorithms-bcast.md). The root's own
+     * choice. */
+    HC_BSHM_ROOT_NT = 4,
 };
 
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local

@@ -58,8 +58,8 @@ check() {
     fi
 }
 
-# Defaults of collectives/bcast_shm.c: s = 4 buffers of f = 64 KiB.
-run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 4 65536
+# Defaults of collectives/bcast_shm.c: s = 8 buffers of f = 32 KiB.
+run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 8 32768
 run "small queue" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=4K HIERCOLL_BCAST_QUEUE=8 &&
     check "small queue" 8 4096
 # A fragment size alone keeps the 256 KiB queue: s = 256 KiB / f.

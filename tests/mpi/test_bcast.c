@@ -29,7 +29,7 @@ static const char *algos[] = {"", "shm", "shm-cma", "hier"};
 #define NALGOS 4
 
 /* Queue geometry in force (the defaults of collectives/bcast_shm.c unless set). */
-static size_t frag = 65536, queue = 4;
+static size_t frag = 32768, queue = 8;
 
 static size_t env_size(const char *name, size_t def)
 {
@@ -140,8 +140,9 @@ static void sizes_all_roots(MPI_Comm comm, const char *algo, int with_ref)
     int size;
     MPI_Comm_size(comm, &size);
     MPI_Comm ref = with_ref ? hc_t_vendor_dup(comm) : MPI_COMM_NULL;
-    size_t sizes[] = {0, 1, 7, 48, 49, 64, frag - 1, frag, frag + 1, queue * frag + 1,
-                      (3u << 20) + 5};
+    /* 4095 / 4096: the root's copy changes to non-temporal stores (bcast_select.c). */
+    size_t sizes[] = {0, 1, 7, 48, 49, 64, 4095, 4096, frag - 1, frag, frag + 1,
+                      queue * frag + 1, (3u << 20) + 5};
     char what[96];
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int root = 0; root < size; root++) {

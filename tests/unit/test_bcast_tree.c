@@ -96,10 +96,10 @@ HC_TEST(model_defaults)
     hc_bcast_model(4u << 20, 50.0, 4096, &f, &s);
     HC_CHECK_EQ_INT(f, 16384);
     HC_CHECK_EQ_INT(s, 256);
-    /* the defaults in force (collectives/bcast_shm.c): b = 256 KiB, t_w/t = 16384 -> 64 KiB x 4 */
-    hc_bcast_model(256u << 10, 16384.0, 4096, &f, &s);
-    HC_CHECK_EQ_INT(f, 65536);
-    HC_CHECK_EQ_INT(s, 4);
+    /* the defaults in force (collectives/bcast_shm.c): b = 256 KiB, t_w/t = 4096 -> 32 KiB x 8 */
+    hc_bcast_model(256u << 10, 4096.0, 4096, &f, &s);
+    HC_CHECK_EQ_INT(f, 32768);
+    HC_CHECK_EQ_INT(s, 8);
     /* rounding up to a page, and the queue never below two buffers */
     hc_bcast_model(8192, 1e6, 4096, &f, &s);
     HC_CHECK_EQ_INT(f % 4096, 0);
