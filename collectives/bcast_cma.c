@@ -66,7 +66,7 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total)
 {
     int me = st->me, n = st->n;
     uint64_t g = st->seq++;
-    hc_bshm_wait_slot_free(st, g);
+    hc_bshm_claim_cell(st, g);
     hc_bcma_where where = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src, total};
     hc_bshm_notify(st, me, g, HC_BCELL_CMA, 0, &where, sizeof where);
 

@@ -1,12 +1,14 @@
 /* The queue broadcast among the ranks of one node (seed 002, with monotonic sequence numbers).
  *
  * Fragments carry a global number g, identical on every local rank because every rank
- * counts the same fragments. The root writes fragment g into slot g % s of its own queue and
- * publishes g + 1 in the control cell g % s of each tree child (release); a child waits on
- * its own cell (acquire), forwards the cell to its children, copies out of the root's slot,
- * then publishes done = g + 1 on its own cache line. A root may fill slot g % s (of any
- * queue, and the cells with that index) once every peer's done counter shows that the
- * fragments of the previous use of that slot's set are finished.
+ * counts the same fragments. The root writes fragment g into the next free bytes of its own
+ * ring and publishes g + 1 in the control cell g % ncells of each tree child (release); a
+ * child waits on its own cell (acquire), forwards the cell to its children, copies out of
+ * the root's ring, then publishes done = g + 1 on its own cache line. A root may use cell
+ * g % ncells once every peer has finished fragment g - ncells, and bytes of its ring once
+ * every peer has finished the fragments it wrote there before. A fragment takes only its
+ * own bytes, so small messages do not use up a fragment each: a root can run up to ncells
+ * calls ahead of its readers, as an eager protocol lets a sender do.
  *
  * Large messages may go by CMA instead, one fragment number per call, cooperatively: see
  * bcast_cma.c. */
@@ -31,6 +33,11 @@
  * nothing overlaps (docs/algorithms-bcast.md). */
 #define HC_BCAST_QUEUE_BUDGET (256u << 10)
 #define HC_BCAST_TW_OVER_T 4096.0
+/* How many calls a root may be ahead of its slowest reader (one cell per fragment; a small
+ * message is one fragment). Measured at 4 and 8 ranks on 2 cores, where a reader is often
+ * descheduled: with 8 cells a root streaming 4 KiB messages waited for it every 8th call
+ * (docs/algorithms-bcast.md). 64 cells are 4 KiB per rank. */
+#define HC_BCAST_CELLS 64
 
 static int choose_tree(const hc_bstate *st)
 {
@@ -93,20 +100,17 @@ hc_bstate *hc_bshm_create(hc_comm *c)
 
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     hc_bcast_model(HC_BCAST_QUEUE_BUDGET, HC_BCAST_TW_OVER_T, page, &st->f, &st->s);
-    if (hc_cfg.bcast_frag.i > 0) { /* the queue keeps its budget unless s is set too */
+    if (hc_cfg.bcast_frag.i > 0) { /* the ring keeps its budget unless s is set too */
         st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
         st->s = (int)HC_MIN(HC_MAX(HC_BCAST_QUEUE_BUDGET / st->f, (size_t)2), (size_t)4096);
     }
     if (hc_cfg.bcast_queue.i > 0)
-        st->s = (int)hc_cfg.bcast_queue.i;
-    /* Sets of 8 buffers (better than 2 sets of 32 beyond the queue), and at least two sets,
-     * so the root fills one while the readers drain the other. */
-    st->q = hc_cfg.bcast_sets.i > 0 ? (int)hc_cfg.bcast_sets.i : HC_MAX(2, st->s / 8);
-    if (st->q > st->s || st->s % st->q)
-        st->q = 1; /* sets must split the queue evenly */
+        st->s = (int)HC_MAX(hc_cfg.bcast_queue.i, 2); /* a fragment and its successor */
+    st->ncells = hc_cfg.bcast_cells.i > 0 ? (int)hc_cfg.bcast_cells.i : HC_BCAST_CELLS;
+    st->ring = (size_t)st->s * st->f;
     st->cells_off = sizeof(hc_bhead);
-    st->data_off = HC_ALIGN_UP(st->cells_off + (size_t)st->s * sizeof(hc_bcell), page);
-    st->region = HC_ALIGN_UP(st->data_off + (size_t)st->s * st->f, page);
+    st->ring_off = HC_ALIGN_UP(st->cells_off + (size_t)st->ncells * sizeof(hc_bcell), page);
+    st->region = HC_ALIGN_UP(st->ring_off + st->ring, page);
 
     /* Small allocations that fail still take part in every collective below, so the node
      * agrees on the failure instead of hanging. */
@@ -130,7 +134,9 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     mine->numa = node;
     ok = ok && build_trees(st) == 0;
     st->cma_idle = calloc((size_t)st->n, 1);
-    ok = ok && st->cma_idle != NULL;
+    st->mine_g = calloc((size_t)st->ncells, sizeof *st->mine_g);
+    st->mine_at = calloc((size_t)st->ncells, sizeof *st->mine_at);
+    ok = ok && st->cma_idle && st->mine_g && st->mine_at;
     int all_ok = 0;
     PMPI_Barrier(c->local);
 
@@ -146,8 +152,9 @@ hc_bstate *hc_bshm_create(hc_comm *c)
         st->failed = 1;
     }
     static const char *tree_names[] = {"auto", "knomial", "kary", "chain", "flat", "numa"};
-    hc_info(2, "bcast queue: %d ranks, f=%zu s=%d q=%d tree=%s cma=%s", st->n, st->f, st->s,
-            st->q, tree_names[st->tree_kind], st->cma_ok ? "yes" : "no");
+    hc_info(2, "bcast queue: %d ranks, fragments of %zu, ring %zu, %d cells, tree=%s cma=%s",
+            st->n, st->f, st->ring, st->ncells, tree_names[st->tree_kind],
+            st->cma_ok ? "yes" : "no");
     return st;
 }
 
@@ -161,14 +168,14 @@ void hc_bshm_destroy(hc_bstate *st)
     free(st->child);
     free(st->domain);
     free(st->cma_idle);
+    free(st->mine_g);
+    free(st->mine_at);
     free(st);
 }
 
-void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g)
+void hc_bshm_wait_done(hc_bstate *st, uint64_t need)
 {
-    int64_t set = st->s / st->q;
-    int64_t need = (int64_t)(g / (uint64_t)set) * set + set - st->s;
-    if ((int64_t)st->known_min >= need)
+    if (st->known_min >= need)
         return;
     hc_backoff b = HC_BACKOFF_INIT;
     for (;;) {
@@ -179,10 +186,46 @@ void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g)
                 lo = d < lo ? d : lo;
             }
         st->known_min = lo;
-        if ((int64_t)lo >= need)
+        if (lo >= need)
             return;
         hc_backoff_wait(&b);
     }
+}
+
+static uint64_t cell_need(const hc_bstate *st, uint64_t g)
+{
+    return g + 1 > (uint64_t)st->ncells ? g + 1 - (uint64_t)st->ncells : 0;
+}
+
+void hc_bshm_claim_cell(hc_bstate *st, uint64_t g) { hc_bshm_wait_done(st, cell_need(st, g)); }
+
+/* Room for fragment g of len bytes in my ring, starting at an offset congruent to `at` modulo
+ * `span` (a fragment that would run past the ring's end starts over at its beginning). Waits
+ * until the fragments that wrote those bytes before, and the one that last used g's cells,
+ * are finished everywhere. Returns the offset in the ring. */
+static uint64_t ring_claim(hc_bstate *st, uint64_t g, size_t len, size_t at, size_t span)
+{
+    uint64_t p = st->ring_pos + (at + span - st->ring_pos % span) % span;
+    if (p % st->ring + len > st->ring)
+        p = HC_ALIGN_UP(p, (uint64_t)st->ring) + at;
+    uint64_t need = cell_need(st, g);
+    int c = st->ncells;
+    /* Fragments before `need` are finished anyway; of the others, those that began more
+     * than a ring before this one's end hold bytes it overwrites. */
+    while (st->mine_len && st->mine_g[st->mine_head] < need)
+        st->mine_head = (st->mine_head + 1) % c, st->mine_len--;
+    while (st->mine_len && st->mine_at[st->mine_head] + st->ring < p + len) {
+        need = st->mine_g[st->mine_head] + 1;
+        st->mine_head = (st->mine_head + 1) % c, st->mine_len--;
+    }
+    /* The FIFO now holds fragments after g - ncells only: there is room. */
+    int tail = (st->mine_head + st->mine_len) % c;
+    st->mine_g[tail] = g;
+    st->mine_at[tail] = p;
+    st->mine_len++;
+    st->ring_pos = p + len;
+    hc_bshm_wait_done(st, need);
+    return p % st->ring;
 }
 
 void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
@@ -200,29 +243,34 @@ void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_
 
 static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
-    int me = st->me, root_nt = how & HC_BSHM_ROOT_NT;
+    int me = st->me;
     if (m <= HC_BCELL_INLINE_MAX) {
-        /* Small: the data travels inside the control cells, no slot, no second copy. */
+        /* Small: the data travels inside the control cells, no ring, no second copy. */
         uint64_t g = st->seq++;
-        hc_bshm_wait_slot_free(st, g);
+        hc_bshm_claim_cell(st, g);
         hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
     } else if (how & HC_BSHM_CMA) {
         hc_bcma_root(st, src, m, total);
     } else {
-        /* Every fragment's source and slot data share their offset in an HC_ALIAS_SPAN
-         * (hc_copy.h): the first fragment goes at the source's offset in its slot and ends
-         * where src crosses a boundary, the rest start on boundaries as the slots do. Readers
-         * whose buffer has the root's offset then copy out aligned too. */
-        size_t lead = st->f % HC_ALIAS_SPAN == 0 ? hc_alias_offset(src) : 0;
+        /* Every fragment's source and ring bytes share their offset in an HC_ALIAS_SPAN
+         * (hc_copy.h): the first fragment starts at the source's offset and ends where src
+         * crosses a boundary, the rest start on boundaries. Readers whose buffer has the
+         * root's offset then copy out aligned too. A message shorter than the span loses
+         * little to aliasing and would skip up to a span of ring each call: it is packed on
+         * cache lines, so a stream of them stays in fewer lines. */
+        int aligned = st->f % HC_ALIAS_SPAN == 0 && m >= HC_ALIAS_SPAN;
+        size_t span = aligned ? HC_ALIAS_SPAN : HC_CACHELINE;
+        size_t lead = aligned ? hc_alias_offset(src) : 0;
         for (size_t off = 0, len; off < m; off += len) {
-            hc_bdata where = {off == 0 ? lead : 0, total};
-            len = HC_MIN(st->f - where.at, m - off);
+            size_t at = off == 0 ? lead : 0;
+            len = HC_MIN(st->f - at, m - off);
             uint64_t g = st->seq++;
-            hc_bshm_wait_slot_free(st, g);
-            if (root_nt)
-                hc_copy_nt(slot_of(st, me, g) + where.at, src + off, len);
+            hc_bdata where = {ring_claim(st, g, len, at, span), total};
+            char *slot = ring_at(st, me, where.at);
+            if (how & HC_BSHM_ROOT_NT)
+                hc_copy_nt(slot, src + off, len);
             else
-                memcpy(slot_of(st, me, g) + where.at, src + off, len);
+                memcpy(slot, src + off, len);
             hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, &where, sizeof where);
         }
     }
@@ -278,9 +326,9 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
         if (x->kind == HC_BCELL_INLINE)
             memcpy(dst, x->payload, x->len);
         else if (how & HC_BSHM_STREAM)
-            hc_copy_nt(dst + off, slot_of(st, lroot, g) + where.at, x->len);
+            hc_copy_nt(dst + off, ring_at(st, lroot, where.at), x->len);
         else
-            memcpy(dst + off, slot_of(st, lroot, g) + where.at, x->len);
+            memcpy(dst + off, ring_at(st, lroot, where.at), x->len);
         off += x->len;
         atomic_store_explicit(&mine->done, g + 1, memory_order_release);
     }

@@ -24,8 +24,8 @@ typedef struct hc_bcell {
 } hc_bcell;
 _Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
 
-/* Payload of a data cell: where the fragment starts in its slot, and the length of the whole
- * message (readers check theirs against it at the message's first fragment). */
+/* Payload of a data cell: where the fragment starts in the root's ring, and the length of the
+ * whole message (readers check theirs against it at the message's first fragment). */
 typedef struct hc_bdata {
     uint64_t at;
     uint64_t total;
@@ -60,13 +60,19 @@ typedef struct hc_bstate {
     int failed;             /* segment creation failed: vendor path for this communicator */
     hc_shm shm;
     int n, me;              /* local size and rank */
-    size_t f;               /* fragment bytes */
-    int s, q;               /* buffers per queue, sets */
+    size_t f;               /* largest fragment */
+    int s;                  /* the ring holds s fragments of f bytes */
+    int ncells;             /* control cells per rank: fragments a root may run ahead */
+    size_t ring;            /* ring bytes per rank (s * f) */
     size_t region;          /* bytes per rank (page multiple) */
     size_t cells_off;       /* offset of the cells inside a region */
-    size_t data_off;        /* offset of the data buffers inside a region */
+    size_t ring_off;        /* offset of the ring inside a region */
     uint64_t seq;           /* next fragment number (identical on every local rank) */
     uint64_t known_min;     /* a lower bound of every peer's done counter */
+    uint64_t ring_pos;      /* where my next fragment may start in my ring (never wraps) */
+    /* My ring's fragments that may still be read, oldest first: a FIFO of ncells entries. */
+    uint64_t *mine_g, *mine_at; /* fragment number, ring position (unwrapped) */
+    int mine_head, mine_len;
     int cma_ok;             /* process_vm_readv/writev work between every pair of local ranks */
     unsigned char *cma_idle; /* [n] root side: readers with nothing left for the root to push */
     int tree_kind;
@@ -122,23 +128,26 @@ void hc_bcast_model(size_t b, double tw_over_t, size_t page, size_t *f, int *s);
  * node is unknown or the check is unavailable). */
 int hc_bcast_place(void *addr, size_t len, int node, int report);
 
-/* Inside the broadcast files (bcast_shm.c, bcast_cma.c): a rank's region, the cell and the
- * slot of fragment g in it. */
+/* Inside the broadcast files (bcast_shm.c, bcast_cma.c): a rank's region, the cell of
+ * fragment g in it, and the byte at offset `at` of its ring. */
 static inline hc_bhead *head_of(const hc_bstate *st, int r)
 {
     return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
 }
 static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
 {
-    return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->s;
+    return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->ncells;
 }
-static inline char *slot_of(const hc_bstate *st, int r, uint64_t g)
+static inline char *ring_at(const hc_bstate *st, int r, uint64_t at)
 {
-    return (char *)head_of(st, r) + st->data_off + (size_t)(g % (uint64_t)st->s) * st->f;
+    return (char *)head_of(st, r) + st->ring_off + at;
 }
 
-/* Before fragment g goes out: the previous use of g's set must be finished everywhere. */
-void hc_bshm_wait_slot_free(hc_bstate *st, uint64_t g);
+/* Waits until every peer has finished the fragments before `need`. */
+void hc_bshm_wait_done(hc_bstate *st, uint64_t need);
+/* Before fragment g is announced: the fragment that last used its cells must be finished
+ * everywhere. */
+void hc_bshm_claim_cell(hc_bstate *st, uint64_t g);
 /* Publishes fragment g to my children in the tree of lroot. */
 void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
                     const void *payload, size_t plen);

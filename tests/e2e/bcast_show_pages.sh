@@ -3,8 +3,9 @@
 # where the pages of its queue region landed (collectives/bcast_numa.c):
 #   hiercoll[R]: bcast queue: N pages, M on NUMA node X, K elsewhere
 # At 2 ranks, with the default queue and a small one: one line per rank and communicator, N
-# covers s buffers of f bytes, s cells and the head (the region's layout, bcast_shm.c) plus
-# less than two pages of rounding, M + K = N, K = 0, node X exists. Off, nothing is printed.
+# covers a ring of s fragments of f bytes, the cells and the head (the region's layout,
+# bcast_shm.c) plus less than two pages of rounding, M + K = N, K = 0, node X exists. Off,
+# nothing is printed.
 source "$(dirname "$0")/fault_common.bash"
 [ -d /sys/devices/system/node/node0 ] || { echo "skip: no NUMA nodes in /sys"; exit 77; }
 page=$(getconf PAGESIZE)
@@ -22,10 +23,10 @@ run() {
     fi
 }
 
-# check NAME S F: the report lines of a queue of S buffers of F bytes.
+# check NAME S F [C]: the report lines of a ring of S fragments of F bytes and C cells (64).
 check() {
-    local name=$1 s=$2 f=$3 bad=0 r lines line n m x k
-    local lo=$(( (s * f + s * 64 + 128 + page - 1) / page )) hi
+    local name=$1 s=$2 f=$3 c=${4:-64} bad=0 r lines line n m x k
+    local lo=$(( (s * f + c * 64 + 128 + page - 1) / page )) hi
     hi=$(( lo + 1 ))
     for r in 0 1; do
         lines=$(grep -c "^hiercoll\[$r\]: bcast queue: " "$tmp/err")
@@ -60,8 +61,8 @@ check() {
 
 # Defaults of collectives/bcast_shm.c: s = 8 buffers of f = 32 KiB.
 run "default queue" HIERCOLL_BCAST_SHOW_PAGES=on && check "default queue" 8 32768
-run "small queue" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=4K HIERCOLL_BCAST_QUEUE=8 &&
-    check "small queue" 8 4096
+run "small queue" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=4K HIERCOLL_BCAST_QUEUE=8 \
+    HIERCOLL_BCAST_CELLS=300 && check "small queue" 8 4096 300
 # A fragment size alone keeps the 256 KiB queue: s = 256 KiB / f.
 run "fragment alone" HIERCOLL_BCAST_SHOW_PAGES=on HIERCOLL_BCAST_FRAG=16K &&
     check "fragment alone" 16 16384

@@ -10,8 +10,8 @@
  * hc-test: np=3,4 preload=yes timeout=120
  * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=256K
  * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST=shm-cma
- * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_SETS=2,HIERCOLL_BCAST_TREE=chain
- * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=4
+ * hc-test: np=4 preload=yes timeout=120 env=HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_CELLS=2,HIERCOLL_BCAST_TREE=chain
+ * hc-test: np=5 preload=yes timeout=120 env=HIERCOLL_BCAST_FAKE_NUMA=2,HIERCOLL_BCAST_TREE=numa,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_CELLS=5
  * hc-test: np=8 preload=yes timeout=180
  * hc-test: np=8 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=3,HIERCOLL_BCAST_HIER_CHUNK=64K
  * hc-test: np=2,3,4 preload=yes timeout=180 env=HIERCOLL_BCAST=shm-cma
@@ -20,7 +20,7 @@
  * hc-test: np=3 preload=yes timeout=180 env=HIERCOLL_BCAST_FRAG=8K
  * hc-test: np=6,7 preload=yes timeout=180
  * hc-test: np=7 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
- * hc-test: np=8 preload=yes timeout=240 env=HIERCOLL_BCAST_TREE=knomial,HIERCOLL_BCAST_RADIX=3,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_SETS=2
+ * hc-test: np=8 preload=yes timeout=240 env=HIERCOLL_BCAST_TREE=knomial,HIERCOLL_BCAST_RADIX=3,HIERCOLL_BCAST_FRAG=8K,HIERCOLL_BCAST_QUEUE=8,HIERCOLL_BCAST_CELLS=3
  * hc-test: np=6 preload=yes timeout=180 env=HIERCOLL_BCAST_TREE=kary,HIERCOLL_BCAST_RADIX=2,HIERCOLL_BCAST_FRAG=4K,HIERCOLL_BCAST_QUEUE=4,HIERCOLL_BCAST_CMA_THRESHOLD=64K
  */
 #include "hc_mpitest.h"
