@@ -2,8 +2,8 @@
 # always torn down on exit. Skips (77) where a cluster cannot be made (not root, no namespaces).
 . tests/e2e/cli_common.bash
 CLUSTER=$PWD/tools/cluster/hiercoll-cluster
-export HIERCOLL_CLUSTER=e2e-$$-$RANDOM
-trap '"$CLUSTER" down --name "$HIERCOLL_CLUSTER" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+export HC_CLUSTER=e2e-$$-$RANDOM
+trap '"$CLUSTER" down --name "$HC_CLUSTER" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 "$CLUSTER" check || exit 77
 # cluster_up N [OPTIONS]: the test's cluster; a failure to make it fails the test.

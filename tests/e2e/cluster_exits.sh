@@ -11,7 +11,7 @@ reps=${HC_CLUSTER_REPS:-2}
 for shape in "4 1" "2 2"; do
     set -- $shape
     hosts=$1 per=$2 np=$(( $1 * $2 ))
-    "$CLUSTER" down --name "$HIERCOLL_CLUSTER" >/dev/null
+    "$CLUSTER" down --name "$HC_CLUSTER" >/dev/null
     cluster_up "$hosts" --ranks-per-host "$per" --rate 1gbit
     t0=$(date +%s.%N)
     for r in $(seq "$reps"); do

@@ -63,28 +63,28 @@ alive() { [ -r /proc/$1/stat ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/nul
 # status, then down with a process left running on a host
 on h2 sleep 300 2>/dev/null & left=$!
 sleep 0.3
-"$CLUSTER" status --name "$HIERCOLL_CLUSTER" >"$TMP/status"
+"$CLUSTER" status --name "$HC_CLUSTER" >"$TMP/status"
 grep -Eq '^  h2 +10\.77\.0\.2 +up, 1 processes' "$TMP/status" || { cat "$TMP/status"; fail "status"; }
-holders=$(cat /run/hiercoll-cluster/"$HIERCOLL_CLUSTER"/*.pid)
-"$CLUSTER" down --name "$HIERCOLL_CLUSTER" >/dev/null || fail "down"
+holders=$(cat /run/hiercoll-cluster/"$HC_CLUSTER"/*.pid)
+"$CLUSTER" down --name "$HC_CLUSTER" >/dev/null || fail "down"
 wait $left 2>/dev/null
 for p in $holders; do alive $p && fail "holder $p still running"; done
-[ -e /run/hiercoll-cluster/"$HIERCOLL_CLUSTER" ] && fail "state left behind"
-"$CLUSTER" status --name "$HIERCOLL_CLUSTER" | grep -q "no cluster" || fail "status after down"
+[ -e /run/hiercoll-cluster/"$HC_CLUSTER" ] && fail "state left behind"
+"$CLUSTER" status --name "$HC_CLUSTER" | grep -q "no cluster" || fail "status after down"
 
 # an interrupted up leaves nothing
 "$CLUSTER" up 40 >/dev/null 2>&1 & up=$!
 for _ in $(seq 100); do
-    ls /run/hiercoll-cluster/"$HIERCOLL_CLUSTER"/h2.pid >/dev/null 2>&1 && break
+    ls /run/hiercoll-cluster/"$HC_CLUSTER"/h2.pid >/dev/null 2>&1 && break
     sleep 0.02
 done
-holders=$(cat /run/hiercoll-cluster/"$HIERCOLL_CLUSTER"/*.pid 2>/dev/null)
+holders=$(cat /run/hiercoll-cluster/"$HC_CLUSTER"/*.pid 2>/dev/null)
 kill -TERM $up   # (INT is ignored by background jobs of a script)
 wait $up
 [ -n "$holders" ] || fail "up was not interrupted half way"
 sleep 0.2
 for p in $holders; do alive $p && fail "interrupted up left holder $p"; done
-[ -e /run/hiercoll-cluster/"$HIERCOLL_CLUSTER" ] && fail "interrupted up left its state"
+[ -e /run/hiercoll-cluster/"$HC_CLUSTER" ] && fail "interrupted up left its state"
 
 # bad input
 expect_status 1 "$CLUSTER" up 0
