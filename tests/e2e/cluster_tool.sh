@@ -86,6 +86,11 @@ sleep 0.2
 for p in $holders; do alive $p && fail "interrupted up left holder $p"; done
 [ -e /run/hiercoll-cluster/"$HC_CLUSTER" ] && fail "interrupted up left its state"
 
+# run: up, the command on h1, down, the command's status
+[ "$("$CLUSTER" run 2 --name "$HC_CLUSTER-run" -- hostname 2>/dev/null)" = h1 ] || fail "run"
+expect_status 3 "$CLUSTER" run 1 --name "$HC_CLUSTER-run" -- sh -c 'exit 3'
+[ -e /run/hiercoll-cluster/"$HC_CLUSTER-run" ] && fail "run left its cluster"
+
 # bad input
 expect_status 1 "$CLUSTER" up 0
 expect_in "$TMP/err" "N must be 1..64"
