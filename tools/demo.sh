@@ -34,6 +34,13 @@ say "The machine"
 "$HC" info | sed -n '/^This machine/,$p'
 echo "The demo runs $NP ranks as 4 virtual nodes of $VNODE (HIERCOLL_VIRTUAL_NODE_SIZE=$VNODE),"
 echo "so the multi-node paths and the mapping matter on this one machine."
+# Why not on hosts joined by a shaped network (tools/cluster, docs/cluster.md).
+if why=$(bash tools/cluster/hiercoll-cluster check 2>&1); then
+    echo "Not on a cluster of namespaces with shaped links, though one can be made here: MPICH"
+    echo "4.0.2 with UCX hangs in MPI_Finalize across such hosts (docs/cluster.md)."
+else
+    echo "Not on a cluster of namespaces: ${why#hiercoll-cluster: }"
+fi
 
 declare -A pass1 pass2 reports
 for prog in stencil2d cg_solver; do

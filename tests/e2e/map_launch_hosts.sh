@@ -6,19 +6,8 @@
 . tests/e2e/cli_common.bash
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores"; exit 77; }
 
-# 8 tasks in 4 heavy pairs joined by a light ring: a good mapping keeps pairs on one host.
-cat >"$TMP/pairs.graph" <<'G'
-% pairs
-8 8 001
-2 100 8 1
-1 100 3 1
-4 100 2 1
-3 100 5 1
-6 100 4 1
-5 100 7 1
-8 100 6 1
-7 100 1 1
-G
+# tests/e2e/pairs8.graph: 8 tasks in 4 heavy pairs joined by a light ring; a good mapping keeps
+# pairs on one host.
 cat >"$TMP/who.c" <<'C'
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -53,7 +42,7 @@ int main(int argc, char **argv)
 }
 C
 mpicc.mpich -o "$TMP/who" "$TMP/who.c" || fail "cannot build the probe program"
-expect_status 0 "$HC" map --graph "$TMP/pairs.graph" --machine "node:4 core:2" \
+expect_status 0 "$HC" map --graph tests/e2e/pairs8.graph --machine "node:4 core:2" \
     --bandwidths 1e9,8e9 --out "$TMP/m"
 HYDRA_LAUNCHER=fork timeout 60 "$MPIEXEC" -f "$TMP/m/machinefile" -n 8 "$TMP/who" \
     >"$TMP/run" 2>&1 || { cat "$TMP/run"; fail "Hydra did not run the machinefile"; }
