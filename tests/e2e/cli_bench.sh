@@ -78,8 +78,9 @@ for p in rotate-fresh-latency fixed-warm-stream fixed-cold-latency rotate-warm-s
     grep -q "wrong results" "$TMP/err" || fail "no wrong results reported in $p"
 done
 
-# --tune: the file's rule for each size names the path (the vendor included) whose worst ratio
-# over the patterns is lowest, within 2% the lowest median; MPI_Init accepts it.
+# --tune: the file's rule for each size names the path (the vendor first) whose worst ratio
+# over the patterns is lowest by 5%, within 5% the one with a median 5% lower; MPI_Init
+# accepts it.
 expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64,64K --iters 16 --csv --tune "$TMP/tune"
 python3 - "$TMP/out" "$TMP/tune" <<'PY' || fail "bench --tune"
 import csv, statistics, sys
@@ -100,7 +101,7 @@ for size in (64, 65536):
     for algo in ("shm", "shm-cma"):
         w, m = spread[algo]
         bw, bm = spread[best]
-        if w < bw * 0.98 or (w <= bw * 1.02 and m < bm):
+        if w < bw * 0.95 or (w <= bw * 1.05 and m < bm * 0.95):
             best = algo
     rule = [r for r in rules if r[0] == "bcast" and covers(r[1], size)][0]
     assert rule[2:] == ["2", "1", best], (size, rule, spread)
