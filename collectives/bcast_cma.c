@@ -62,7 +62,7 @@ static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunk
  * has published its buffer, one chunk per reader per round, so a late or descheduled reader
  * holds up nobody; a reader that finished (or moved on) leaves the round. My stream must stay
  * valid until every reader is done. */
-void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total)
+static void root_side(hc_bstate *st, const char *src, size_t m, size_t total)
 {
     int me = st->me, n = st->n;
     uint64_t g = st->seq++;
@@ -119,12 +119,14 @@ void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total)
         while (r != me && atomic_load_explicit(&head_of(st, r)->done, memory_order_acquire) < g + 1)
             hc_backoff_wait(&b);
     st->known_min = g + 1;
+    /* A root has finished its own fragment too: the next roots wait for every peer's done. */
+    atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
 }
 
 /* Reader of a CMA call: publish my buffer at once (the root may start pushing before its cell
  * reaches me), then pull chunks from the front until the claims meet, then wait for the root's
  * share to land. */
-void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot)
+static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lroot)
 {
     uint64_t g = st->seq++;
     hc_bhead *mine = head_of(st, st->me);
@@ -161,4 +163,14 @@ void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot)
            root_share)
         hc_backoff_wait(&b);
     atomic_store_explicit(&mine->done, g + 1, memory_order_release);
+}
+
+void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot)
+{
+    if (st->n < 2 || m == 0)
+        return;
+    if (st->me == lroot)
+        root_side(st, bytes, m, total);
+    else
+        reader_side(st, bytes, m, total, lroot);
 }

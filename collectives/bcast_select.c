@@ -80,6 +80,17 @@ static bcast_plan plan_for(const hc_comm *c, const hc_bstate *st, int choice, si
  * lines of the root's cache (docs/algorithms-bcast.md). */
 #define HC_BCAST_ROOT_NT_MIN ((size_t)4 << 10)
 
+/* One segment among the ranks of my node, by the engine the plan chose: the single copy, or
+ * the queue (which also carries what fits a control cell). */
+static void node_stage(hc_bstate *st, bcast_plan plan, char *seg, size_t len, size_t total,
+                       int lroot, int how)
+{
+    if (plan.cma && len > HC_BCELL_INLINE_MAX)
+        hc_bcma_bcast(st, seg, len, total, lroot);
+    else
+        hc_bshm_bcast(st, seg, len, total, lroot, how);
+}
+
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
  * segment, so node B's intra-node stage of one segment overlaps the leaders' next one, and a
  * packed datatype needs one segment of memory. With pk, the root packs each segment into
@@ -92,21 +103,20 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
     /* Streaming stores only where nothing reads the bytes again at once: not into a stage or
      * a packed copy, nor on a leader that forwards them to the other leaders. */
     int stream_out = user_dst && m >= HC_COPY_NT_MIN && !(c->num_nodes > 1 && c->local_rank == 0);
-    int how = (plan.cma ? HC_BSHM_CMA : 0) | (stream_out ? HC_BSHM_STREAM : 0) |
-              (m >= HC_BCAST_ROOT_NT_MIN ? HC_BSHM_ROOT_NT : 0);
+    int how = (stream_out ? HC_BSHM_STREAM : 0) | (m >= HC_BCAST_ROOT_NT_MIN ? HC_BSHM_ROOT_NT : 0);
     for (size_t off = 0; off < m; off += plan.seg) {
         size_t len = HC_MIN(plan.seg, m - off);
         char *seg = pk ? stage : stream + off;
         if (pk && c->rank == root)
             hc_bpack_out(pk, seg, len);
         if (c->node == rnode) {
-            hc_bshm_bcast(st, seg, len, off == 0 ? m : 0, c->local_rank_of[root], how);
+            node_stage(st, plan, seg, len, off == 0 ? m : 0, c->local_rank_of[root], how);
             if (c->local_rank == 0 && c->num_nodes > 1)
                 PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
         } else {
             if (c->local_rank == 0)
                 PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
-            hc_bshm_bcast(st, seg, len, off == 0 ? m : 0, 0, how);
+            node_stage(st, plan, seg, len, off == 0 ? m : 0, 0, how);
         }
         if (pk && c->rank != root)
             hc_bpack_in(pk, seg, len);

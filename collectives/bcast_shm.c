@@ -10,8 +10,8 @@
  * own bytes, so small messages do not use up a fragment each: a root can run up to ncells
  * calls ahead of its readers, as an eager protocol lets a sender do.
  *
- * Large messages may go by CMA instead, one fragment number per call, cooperatively: see
- * bcast_cma.c. */
+ * The single-copy broadcast (bcast_cma.c) shares this state and its numbering, one fragment
+ * per call; the selector chooses between the two. */
 #include "bcast_shm.h"
 
 #include <stdlib.h>
@@ -249,8 +249,6 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
         uint64_t g = st->seq++;
         hc_bshm_claim_cell(st, g);
         hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
-    } else if (how & HC_BSHM_CMA) {
-        hc_bcma_root(st, src, m, total);
     } else {
         /* Every fragment's source and ring bytes share their offset in an HC_ALIAS_SPAN
          * (hc_copy.h): the first fragment starts at the source's offset and ends where src
@@ -302,10 +300,6 @@ void hc_bshm_check_total(const hc_bcell *x, size_t total)
 
 static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lroot, int how)
 {
-    if ((how & HC_BSHM_CMA) && m > HC_BCELL_INLINE_MAX) {
-        hc_bcma_reader(st, dst, m, total, lroot);
-        return;
-    }
     /* The root cuts the fragments (root_side); each cell says how long its fragment is. */
     hc_bhead *mine = head_of(st, st->me);
     size_t off = 0;

@@ -92,10 +92,6 @@ void hc_bshm_destroy(hc_bstate *st);
 
 /* How hc_bshm_bcast moves the bytes. */
 enum {
-    /* Single copy with process_vm_readv/writev, every reader pulling its stream from the
-     * front while the root pushes it from the back (requires cma_ok; every local rank must
-     * pass the same choice, so decide it from sizes only). */
-    HC_BSHM_CMA = 1,
     /* Readers write the stream with non-temporal stores: it is part of a message too large
      * to stay in the caches (a reader's own choice). */
     HC_BSHM_STREAM = 2,
@@ -151,8 +147,11 @@ void hc_bshm_claim_cell(hc_bstate *st, uint64_t g);
 /* Publishes fragment g to my children in the tree of lroot. */
 void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
                     const void *payload, size_t plen);
-/* One CMA call of m bytes, as the root and as a reader (bcast_cma.c). */
-void hc_bcma_root(hc_bstate *st, const char *src, size_t m, size_t total);
-void hc_bcma_reader(hc_bstate *st, char *dst, size_t m, size_t total, int lroot);
+/* The cooperative single copy (bcast_cma.c), a peer of hc_bshm_bcast on the same state: m
+ * bytes of `bytes` from local rank lroot, every reader pulling its stream from the front with
+ * process_vm_readv while the root pushes it from the back with process_vm_writev. Requires
+ * cma_ok and m > HC_BCELL_INLINE_MAX; every local rank must make the same choice, so it is
+ * decided from sizes only (bcast_select.c). total: as for hc_bshm_bcast. */
+void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot);
 
 #endif
