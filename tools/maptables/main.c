@@ -129,7 +129,7 @@ static int run_row(const hc_table *t, const char *kind, unsigned seed, hc_row *r
     row->paper = hc_map_cost_eval(&g, &m, map);
     /* hiercoll: every applicable algorithm, refined; the lowest per objective */
     static const hc_map_algo cand[] = {HC_MAPALGO_TMMGP, HC_MAPALGO_TMMGP_PAPER, HC_MAPALGO_TMGT,
-                                       HC_MAPALGO_TML, HC_MAPALGO_TMRR};
+                                       HC_MAPALGO_TML, HC_MAPALGO_TMRR, HC_MAPALGO_SCOTCH};
     uint64_t t0 = hc_now_ns();
     int found = 0;
     for (size_t a = 0; a < sizeof cand / sizeof cand[0]; a++) {
