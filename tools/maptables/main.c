@@ -8,7 +8,8 @@
  *
  *   hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown]
  *   hiercoll-maptables --scale   16 384 ranks, about a million edges, `auto`: exit 1 if it
- *                                takes 10 s of CPU or more */
+ *                                takes 10 s of CPU or more
+ *   hiercoll-maptables --vs-scotch [...]   `auto` against Scotch's gmap (vs_scotch.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "hc_map.h"
 #include "hc_util.h"
+#include "vs_scotch.h"
 
 #define GB 1073741824.0
 
@@ -229,8 +231,11 @@ int main(int argc, char **argv)
             md = 1;
         else if (!strcmp(argv[i], "--scale"))
             return scale_run(seed);
+        else if (!strcmp(argv[i], "--vs-scotch"))
+            return hc_vs_scotch_main(argc - i - 1, argv + i + 1);
         else if (!strcmp(argv[i], "--help")) {
-            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] | --scale\n");
+            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] | --scale |\n"
+                   "       hiercoll-maptables --vs-scotch [--help | options]\n");
             return 0;
         } else {
             fprintf(stderr, "hiercoll-maptables: unknown argument '%s'\n", argv[i]);
