@@ -24,9 +24,9 @@ WARN     := -Wall -Wextra -Wno-unused-parameter
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
-INCLUDES := -Icommon -Imapping -Icollectives -Ipreload
+INCLUDES := -Icommon -Imapping -Icollectives -Ipreload -I/usr/include/scotch
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS) $(INCLUDES) -MMD -MP $(EXTRA_CFLAGS)
-LIBS_SYS  := -lhwloc -lnuma -lunwind -lmetis -lm -lpthread -ldl
+LIBS_SYS  := -lhwloc -lnuma -lunwind -lmetis -lscotch -lscotcherr -lm -lpthread -ldl
 
 COMMON_SRC  := $(wildcard common/*.c)
 MAPPING_SRC := $(wildcard mapping/*.c)

@@ -1,5 +1,19 @@
-/* The objective of seed 000, formula (4), and the sum over edges. */
+/* The objective of seed 000, formula (4), the sum over edges, and how costs compare. */
+#include <math.h>
+
 #include "hc_map.h"
+
+int hc_map_cost_less(double a, double b)
+{
+    return a < b - HC_MAP_COST_RTOL * fmax(fabs(a), fabs(b));
+}
+
+int hc_map_cost_better(hc_map_cost a, hc_map_cost b)
+{
+    if (hc_map_cost_less(a.max, b.max))
+        return 1;
+    return !hc_map_cost_less(b.max, a.max) && hc_map_cost_less(a.sum, b.sum);
+}
 
 void hc_map_rank_costs(const hc_graph *g, const hc_machine *m, const int *map, double *t)
 {
@@ -24,4 +38,18 @@ hc_map_cost hc_map_cost_eval(const hc_graph *g, const hc_machine *m, const int *
     }
     c.sum /= 2; /* every edge was counted from both ends */
     return c;
+}
+
+int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n)
+{
+    double lowest = 0;
+    int any = 0, win = -1;
+    for (int i = 0; i < n; i++)
+        if (ok[i] && (!any++ || c[i].sum < lowest))
+            lowest = c[i].sum;
+    for (int i = 0; i < n; i++)
+        if (ok[i] && !hc_map_cost_less(lowest * (1 + HC_MAP_SUM_SLACK), c[i].sum) &&
+            (win < 0 || hc_map_cost_better(c[i], c[win])))
+            win = i;
+    return win;
 }

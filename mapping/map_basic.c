@@ -94,3 +94,34 @@ out:
     free(next);
     return rc;
 }
+
+int hc_map_make_injective(const hc_machine *m, int *map, int M)
+{
+    int N = m->ncores, moved = 0;
+    int *owner = malloc(sizeof(int) * (size_t)(N ? N : 1));
+    if (!owner)
+        return -1;
+    for (int c = 0; c < N; c++)
+        owner[c] = -1;
+    for (int i = 0; i < M; i++)
+        if (owner[map[i]] < 0)
+            owner[map[i]] = i;
+    for (int i = 0; i < M && moved >= 0; i++) {
+        if (owner[map[i]] == i)
+            continue;
+        int best = -1;
+        for (int c = 0; c < N; c++)
+            if (m->avail[c] && owner[c] < 0 &&
+                (best < 0 || hc_machine_bw(m, map[i], c) > hc_machine_bw(m, map[i], best)))
+                best = c;
+        if (best < 0)
+            moved = -1;
+        else {
+            map[i] = best;
+            owner[best] = i;
+            moved++;
+        }
+    }
+    free(owner);
+    return moved;
+}

@@ -2,7 +2,7 @@
 # Installs the Debian packages hiercoll needs, only those that are missing.
 # Quiet and instant when everything is present; prints the exact command when not root.
 set -e
-PKGS="mpich libmpich-dev gfortran libnuma-dev libhwloc-dev hwloc libunwind-dev libmetis-dev"
+PKGS="mpich libmpich-dev gfortran libnuma-dev libhwloc-dev hwloc libunwind-dev libmetis-dev libscotch-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

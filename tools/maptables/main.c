@@ -8,7 +8,8 @@
  *
  *   hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown]
  *   hiercoll-maptables --scale   16 384 ranks, about a million edges, `auto`: exit 1 if it
- *                                takes 10 s of CPU or more */
+ *                                takes 10 s of CPU or more
+ *   hiercoll-maptables --vs-scotch [...]   `auto` against Scotch's gmap (vs_scotch.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "hc_map.h"
 #include "hc_util.h"
+#include "vs_scotch.h"
 
 #define GB 1073741824.0
 
@@ -129,7 +131,7 @@ static int run_row(const hc_table *t, const char *kind, unsigned seed, hc_row *r
     row->paper = hc_map_cost_eval(&g, &m, map);
     /* hiercoll: every applicable algorithm, refined; the lowest per objective */
     static const hc_map_algo cand[] = {HC_MAPALGO_TMMGP, HC_MAPALGO_TMMGP_PAPER, HC_MAPALGO_TMGT,
-                                       HC_MAPALGO_TML, HC_MAPALGO_TMRR};
+                                       HC_MAPALGO_TML, HC_MAPALGO_TMRR, HC_MAPALGO_SCOTCH};
     uint64_t t0 = hc_now_ns();
     int found = 0;
     for (size_t a = 0; a < sizeof cand / sizeof cand[0]; a++) {
@@ -229,8 +231,11 @@ int main(int argc, char **argv)
             md = 1;
         else if (!strcmp(argv[i], "--scale"))
             return scale_run(seed);
+        else if (!strcmp(argv[i], "--vs-scotch"))
+            return hc_vs_scotch_main(argc - i - 1, argv + i + 1);
         else if (!strcmp(argv[i], "--help")) {
-            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] | --scale\n");
+            printf("usage: hiercoll-maptables [--seed N] [--table 1|2|4] [--markdown] | --scale |\n"
+                   "       hiercoll-maptables --vs-scotch [--help | options]\n");
             return 0;
         } else {
             fprintf(stderr, "hiercoll-maptables: unknown argument '%s'\n", argv[i]);

@@ -1,0 +1,178 @@
+/* How auto chooses: costs compared with a tolerance (maxima that differ in their last bit are
+ * equal, so the sum decides), the traffic a lower max may cost, Scotch's candidate (its
+ * tleaf target, partly occupied machines, repeatability) and shared cores repaired. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hc_map.h"
+#include "hc_test.h"
+
+/* Rank 0's time summed in two orders: the same maximum, different in the last bit. */
+static void maxima_a_bit_apart(double *lo, double *hi)
+{
+    volatile double a = 0.1, b = 0.2, c = 0.3;
+    double x = (a + b) + c, y = a + (b + c);
+    *lo = x < y ? x : y;
+    *hi = x < y ? y : x;
+}
+
+HC_TEST(maxima_differing_in_the_last_bit_are_equal)
+{
+    double lo, hi;
+    maxima_a_bit_apart(&lo, &hi);
+    HC_CHECK_MSG(lo != hi && nextafter(lo, 1) == hi, "%.17g and %.17g", lo, hi);
+    HC_CHECK(!hc_map_cost_less(lo, hi) && !hc_map_cost_less(hi, lo));
+    HC_CHECK(hc_map_cost_less(lo, lo * (1 + 1e-6)) && !hc_map_cost_less(lo * (1 + 1e-6), lo));
+    /* the 16x16 grid of the report: the same max, sums 0.204 and 0.096 */
+    hc_map_cost a = {lo, 0.204}, b = {hi, 0.096};
+    HC_CHECK(hc_map_cost_better(b, a));
+    HC_CHECK(!hc_map_cost_better(a, b));
+    HC_CHECK(!hc_map_cost_better(a, a));
+    hc_map_cost c[2] = {a, b};
+    int ok[2] = {1, 1};
+    HC_CHECK_EQ_INT(hc_map_cost_pick(c, ok, 2), 1);
+    /* a max lower beyond rounding still wins over a lower sum within the slack */
+    hc_map_cost d[2] = {{lo * 0.99, 0.100}, {hi, 0.096}};
+    HC_CHECK_EQ_INT(hc_map_cost_pick(d, ok, 2), 0);
+}
+
+HC_TEST(a_lower_max_may_cost_only_so_much_traffic)
+{
+    double L = 100;
+    hc_map_cost c[4] = {{10, L}, {9, L * (1 + HC_MAP_SUM_SLACK) * 0.999},
+                        {5, L * (1 + HC_MAP_SUM_SLACK) * 1.001}, {1, 1e9}};
+    int ok[4] = {1, 1, 1, 0};
+    HC_CHECK_EQ_INT(hc_map_cost_pick(c, ok, 4), 1); /* 2 costs too much, 3 is not a candidate */
+    ok[1] = 0;
+    HC_CHECK_EQ_INT(hc_map_cost_pick(c, ok, 4), 0);
+    int none[4] = {0};
+    HC_CHECK_EQ_INT(hc_map_cost_pick(c, none, 4), -1);
+}
+
+HC_TEST(tleaf_costs_follow_the_bandwidths)
+{
+    hc_machine m;
+    char err[200];
+    double bw[4] = {1.25e10, 1e11, 2.5e10, 5e10};
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:4 board:1 package:2 core:8", bw, 4, err,
+                                              sizeof err), 0);
+    hc_tleaf t;
+    HC_CHECK_EQ_INT(hc_map_tleaf(&m, 0, &t), 0);
+    /* the board level joins nothing: left out; 10 for the fastest level that is kept */
+    HC_CHECK_EQ_INT(t.n, 3);
+    int size[3] = {4, 2, 8}, own[3] = {40, 20, 10}, summed[3] = {20, 10, 10};
+    for (int k = 0; k < 3; k++) {
+        HC_CHECK_EQ_INT(t.size[k], size[k]);
+        HC_CHECK_EQ_INT(t.link[k], own[k]);
+    }
+    HC_CHECK_EQ_INT(t.dist, 40);
+    HC_CHECK_EQ_INT(hc_map_tleaf(&m, 1, &t), 0);
+    for (int k = 0; k < 3; k++)
+        HC_CHECK_EQ_INT(t.link[k], summed[k]);
+    HC_CHECK_EQ_INT(t.dist, 40); /* a route between nodes climbs all three */
+    hc_machine_free(&m);
+    double mat[4] = {0, 1, 1, 0};
+    HC_CHECK_EQ_INT(hc_machine_from_matrix(&m, 2, mat, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_map_tleaf(&m, 1, &t), -1);
+    hc_machine_free(&m);
+}
+
+static void grid(hc_graph *g, int rows, int cols)
+{
+    int n = 0, *s = malloc(sizeof(int) * 2 * (size_t)(rows * cols));
+    int *d = malloc(sizeof(int) * 2 * (size_t)(rows * cols));
+    double *w = malloc(sizeof(double) * 2 * (size_t)(rows * cols));
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            if (c + 1 < cols)
+                s[n] = r * cols + c, d[n] = s[n] + 1, w[n++] = 1e6;
+            if (r + 1 < rows)
+                s[n] = r * cols + c, d[n] = s[n] + cols, w[n++] = 1e6;
+        }
+    HC_CHECK_EQ_INT(hc_graph_from_triples(g, rows * cols, n, s, d, w), 0);
+    free(s);
+    free(d);
+    free(w);
+}
+
+static int valid(const hc_machine *m, const int *map, int M)
+{
+    char *used = calloc((size_t)m->ncores, 1);
+    int ok = 1;
+    for (int i = 0; i < M; i++)
+        if (map[i] < 0 || map[i] >= m->ncores || !m->avail[map[i]] || used[map[i]]++)
+            ok = 0;
+    free(used);
+    return ok;
+}
+
+/* Cores cut by an edge at the node level (the slowest), counted once per edge. */
+static int cut_at_top(const hc_graph *g, const hc_machine *m, const int *map)
+{
+    int cut = 0;
+    for (int i = 0; i < g->n; i++)
+        for (long long e = g->xadj[i]; e < g->xadj[i + 1]; e++)
+            cut += g->adjncy[e] > i && hc_machine_level(m, map[i], map[g->adjncy[e]]) == 0;
+    return cut;
+}
+
+HC_TEST(scotch_candidate_on_whole_and_partly_occupied_machines)
+{
+    hc_graph g;
+    hc_machine m;
+    char err[200];
+    double bw[3] = {1.25e10, 2.5e10, 5e10};
+    grid(&g, 8, 8);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:4 package:2 core:8", bw, 3, err,
+                                              sizeof err), 0);
+    int map[64], again[64];
+    for (int s = 0; s < hc_nscotch_strategies; s++) {
+        HC_CHECK_EQ_INT(hc_map_scotch(&g, &m, 1, s, map), 0);
+        HC_CHECK_MSG(valid(&m, map, 64), "strategy %s", hc_scotch_strategies[s].label);
+        /* four 4x4 blocks cut 16 edges; any strategy stays close */
+        HC_CHECK_MSG(cut_at_top(&g, &m, map) <= 24, "strategy %s cuts %d",
+                     hc_scotch_strategies[s].label, cut_at_top(&g, &m, map));
+        HC_CHECK_EQ_INT(hc_map_scotch(&g, &m, 1, s, again), 0);
+        HC_CHECK(!memcmp(map, again, sizeof map));
+    }
+    HC_CHECK_EQ_INT(hc_map_scotch(&g, &m, 1, hc_nscotch_strategies, map), -1);
+    hc_machine_free(&m);
+    /* a partly occupied machine: the free cores only, and no more ranks than they hold */
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:5 package:2 core:8", bw, 3, err,
+                                              sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "0-7,20,33-40,63", err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_map_scotch(&g, &m, 1, 0, map), -1); /* 62 free cores, 64 ranks */
+    hc_machine_free(&m);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:5 package:2 core:8", bw, 3, err,
+                                              sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "0-7,20,33-38", err, sizeof err), 0);
+    for (int s = 0; s < hc_nscotch_strategies; s++) {
+        HC_CHECK_EQ_INT(hc_map_scotch(&g, &m, 1, s, map), 0);
+        HC_CHECK_MSG(valid(&m, map, 64), "strategy %s", hc_scotch_strategies[s].label);
+    }
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+}
+
+HC_TEST(shared_cores_move_to_the_nearest_free_one)
+{
+    hc_machine m;
+    char err[200];
+    double bw[2] = {1, 10};
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:2 core:4", bw, 2, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "2", err, sizeof err), 0);
+    /* ranks 1 and 2 share core 0, rank 4 shares core 5 with rank 3 */
+    int map[5] = {0, 0, 0, 5, 5};
+    HC_CHECK_EQ_INT(hc_map_make_injective(&m, map, 5), 3);
+    HC_CHECK(valid(&m, map, 5));
+    HC_CHECK_EQ_INT(map[0], 0);
+    HC_CHECK_EQ_INT(map[3], 5);
+    HC_CHECK(map[1] == 1 && map[2] == 3); /* node 0's free cores, 2 is unavailable */
+    HC_CHECK(map[4] / 4 == 1);            /* node 1 */
+    int full[9] = {0, 1, 3, 4, 5, 6, 7, 0, 0};
+    HC_CHECK_EQ_INT(hc_map_make_injective(&m, full, 9), -1); /* 7 free cores, 9 ranks */
+    hc_machine_free(&m);
+}
+
+int main(void) { return hc_test_main(); }
