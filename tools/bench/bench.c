@@ -9,6 +9,7 @@
  * timed beside them as references: a hot memcpy within one core, and one copy from rank 0's
  * memory into rank 1's (xcopy_median). */
 #include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,10 +91,18 @@ static double timed_call(enum coll which, void *buf, void *out, long long bytes,
 {
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
+#if MPI_VERSION >= 4
     if (which == COLL_BCAST)
         MPI_Bcast_c(buf, bytes, MPI_BYTE, root, comm);
     else
         MPI_Allreduce_c(buf, out, bytes / (long long)sizeof(double), MPI_DOUBLE, MPI_SUM, comm);
+#else /* MPI 3.1 (Open MPI 4.1): int counts; parse_options keeps sizes below 2 GiB */
+    if (which == COLL_BCAST)
+        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
+    else
+        MPI_Allreduce(buf, out, (int)(bytes / (long long)sizeof(double)), MPI_DOUBLE, MPI_SUM,
+                      comm);
+#endif
     double dt = (MPI_Wtime() - t0) * 1e6, slowest;
     MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     return slowest;
@@ -354,6 +363,12 @@ static int parse_options(int argc, char **argv, options *o)
                 long long v;
                 if (hc_parse_size(tok, &v) != 0 || o->nsizes == 64) {
                     fprintf(stderr, "hiercoll-bench: --sizes: '%s' is not a size\n", tok);
+                    free(list);
+                    return 2;
+                }
+                if (MPI_VERSION < 4 && v > INT_MAX) {
+                    fprintf(stderr, "hiercoll-bench: --sizes: %s is above 2G, which needs an "
+                                    "MPI 4 library\n", tok);
                     free(list);
                     return 2;
                 }
