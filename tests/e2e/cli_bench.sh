@@ -1,7 +1,13 @@
 # hiercoll bench: usage errors exit 2 before any MPI job, --dry-run shows the launcher line
 # with the preload, and a short real run's --csv is parsed back (every size of both
-# collectives, no wrong results, ratio = hiercoll / vendor).
+# collectives, no wrong results, ratio = hiercoll / vendor). The command follows $MPIEXEC:
+# Hydra's options and libhiercoll.so, or Open MPI's and libhiercoll-ompi.so.
+# hc-test: each-family
 . tests/e2e/cli_common.bash
+# env_re NAME VALUE: the launcher's option for a variable, as a regular expression
+env_re() { if [ "$HC_FAMILY" = ompi ]; then echo "-x $1=$2"; else echo "-genv $1 $2"; fi; }
+bind_re="-bind-to core" over_re=""
+[ "$HC_FAMILY" = ompi ] && bind_re="--bind-to core" over_re="--oversubscribe "
 
 expect_status 2 "$HC" bench --coll gather
 expect_in "$TMP/err" "bad --coll 'gather'"
@@ -14,12 +20,13 @@ expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 
 expect_status 0 "$HC" bench --dry-run --np 4 --vnode 2 --coll bcast --sizes 1K --iters 3
-expect_in "$TMP/out" "^$MPIEXEC -n 4 (-bind-to core )?-genv LD_PRELOAD /[^ ]*/libhiercoll\.so -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 /[^ ]*/hiercoll-bench --coll bcast --sizes 1K --iters 3$"
+placement="($bind_re |$over_re)"
+expect_in "$TMP/out" "^$MPIEXEC -n 4 $placement?$(env_re LD_PRELOAD "/[^ ]*/libhiercoll$SUFFIX\.so") $(env_re HIERCOLL_VIRTUAL_NODE_SIZE 2) /[^ ]*/hiercoll-bench$SUFFIX --coll bcast --sizes 1K --iters 3$"
 
 # Pinned when every rank has a core.
 if [ "$(nproc)" -ge 2 ]; then
     expect_status 0 "$HC" bench --dry-run --np 2 --sizes 1K
-    expect_in "$TMP/out" "^$MPIEXEC -n 2 -bind-to core -genv LD_PRELOAD "
+    expect_in "$TMP/out" "^$MPIEXEC -n 2 $bind_re $(env_re LD_PRELOAD "")"
 fi
 
 expect_status 0 "$HC" bench --np 2 --sizes 8,4K --iters 5 --csv
