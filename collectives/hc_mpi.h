@@ -9,11 +9,14 @@
 #include <limits.h>
 #include <mpi.h>
 
-/* The vendor implements MPI 4.0: the _c large-count functions, MPI_Isendrecv. */
+/* The vendor implements MPI 4.0: the _c large-count functions, MPI_Isendrecv. (A test may
+ * set it to 0 to run the MPI 3.1 code with an MPI 4 library.) */
+#ifndef HC_MPI4
 #if MPI_VERSION >= 4
 #define HC_MPI4 1
 #else
 #define HC_MPI4 0
+#endif
 #endif
 
 /* The largest packed size of one element that hc_pack and hc_unpack can handle: MPI 3.1's

@@ -56,6 +56,12 @@ int hc_pmpi_allgather(const void *sendbuf, MPI_Count count, MPI_Datatype dt, voi
 
 #else /* MPI 3.1: int counts */
 
+/* The most one call is given: INT_MAX (tests/mpi/test_mpi_compat.c lowers it to cut small
+ * counts into pieces too). */
+#ifndef HC_MPI_PIECE
+#define HC_MPI_PIECE INT_MAX
+#endif
+
 static MPI_Aint extent_of(MPI_Datatype dt)
 {
     MPI_Aint lb = 0, extent = 0;
@@ -85,13 +91,13 @@ int hc_type_contents(MPI_Datatype dt, MPI_Count ni, MPI_Count na, MPI_Count nc, 
     return PMPI_Type_get_contents(dt, (int)ni, (int)na, (int)nd, ints, aints, types);
 }
 
-/* Elements of dt per piece so that one piece packs to at most INT_MAX bytes; 0 when one
- * element alone is larger (callers decline those: HC_MPI_PACK_ELEMENT_MAX). */
+/* Elements of dt per piece so that one piece packs to at most HC_MPI_PIECE bytes; 0 when
+ * one element alone is larger (callers decline those: HC_MPI_PACK_ELEMENT_MAX). */
 static MPI_Count elements_per_piece(MPI_Datatype dt)
 {
     MPI_Count size = 0;
     PMPI_Type_size_x(dt, &size);
-    return size <= 0 ? INT_MAX : min_count(INT_MAX / size, INT_MAX);
+    return size <= 0 ? HC_MPI_PIECE : min_count(HC_MPI_PIECE / size, HC_MPI_PIECE);
 }
 
 int hc_pack(const void *in, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize,
@@ -105,7 +111,7 @@ int hc_pack(const void *in, MPI_Count count, MPI_Datatype dt, void *out, MPI_Cou
         MPI_Count n = min_count(per, count - done);
         int p = 0;
         int rc = PMPI_Pack((const char *)in + done * extent, (int)n, dt, (char *)out + *pos,
-                           (int)min_count(outsize - *pos, INT_MAX), &p, comm);
+                           (int)min_count(outsize - *pos, HC_MPI_PIECE), &p, comm);
         if (rc != MPI_SUCCESS)
             return rc;
         *pos += p;
@@ -124,7 +130,7 @@ int hc_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *out, MPI_C
     for (MPI_Count done = 0; done < count;) {
         MPI_Count n = min_count(per, count - done);
         int p = 0;
-        int rc = PMPI_Unpack((const char *)in + *pos, (int)min_count(insize - *pos, INT_MAX), &p,
+        int rc = PMPI_Unpack((const char *)in + *pos, (int)min_count(insize - *pos, HC_MPI_PIECE), &p,
                              (char *)out + done * extent, (int)n, dt, comm);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -153,7 +159,7 @@ int hc_reduce_local(const void *in, void *inout, MPI_Count count, MPI_Datatype d
 {
     MPI_Aint extent = extent_of(dt);
     for (MPI_Count done = 0; done < count;) {
-        MPI_Count n = min_count(INT_MAX, count - done);
+        MPI_Count n = min_count(HC_MPI_PIECE, count - done);
         int rc = PMPI_Reduce_local((const char *)in + done * extent,
                                    (char *)inout + done * extent, (int)n, dt, op);
         if (rc != MPI_SUCCESS)
@@ -163,11 +169,11 @@ int hc_reduce_local(const void *in, void *inout, MPI_Count count, MPI_Datatype d
     return MPI_SUCCESS;
 }
 
-/* One element of the returned type is count elements of dt (count > INT_MAX): blocks of
- * 2^30 elements, then the rest, with the extent of count elements. */
+/* One element of the returned type is count elements of dt (count > HC_MPI_PIECE): blocks
+ * of HC_MPI_PIECE elements, then the rest, with the extent of count elements. */
 static int type_of_count(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
 {
-    const MPI_Count block = (MPI_Count)1 << 30;
+    const MPI_Count block = HC_MPI_PIECE;
     MPI_Count q = count / block, r = count % block;
     if (q > INT_MAX)
         return MPI_ERR_COUNT;
@@ -192,7 +198,7 @@ static int type_of_count(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
 
 int hc_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    if (count <= INT_MAX)
+    if (count <= HC_MPI_PIECE)
         return PMPI_Bcast(buf, (int)count, dt, root, comm);
     MPI_Datatype all;
     int rc = type_of_count(count, dt, &all);
@@ -207,11 +213,11 @@ int hc_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Com
 int hc_pmpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
                       MPI_Op op, MPI_Comm comm)
 {
-    if (count <= INT_MAX)
+    if (count <= HC_MPI_PIECE)
         return PMPI_Allreduce(sendbuf, recvbuf, (int)count, dt, op, comm);
     MPI_Aint extent = extent_of(dt);
     for (MPI_Count done = 0; done < count;) {
-        MPI_Count n = min_count(INT_MAX, count - done);
+        MPI_Count n = min_count(HC_MPI_PIECE, count - done);
         const void *in = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE
                                                  : (const char *)sendbuf + done * extent;
         int rc = PMPI_Allreduce(in, (char *)recvbuf + done * extent, (int)n, dt, op, comm);
@@ -225,7 +231,7 @@ int hc_pmpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 int hc_pmpi_allgather(const void *sendbuf, MPI_Count count, MPI_Datatype dt, void *recvbuf,
                       MPI_Comm comm)
 {
-    if (count <= INT_MAX)
+    if (count <= HC_MPI_PIECE)
         return PMPI_Allgather(sendbuf, (int)count, dt, recvbuf, (int)count, dt, comm);
     MPI_Datatype all;
     int rc = type_of_count(count, dt, &all);
