@@ -182,8 +182,8 @@ static void write_options(FILE *out, enum launcher k, char **a, int n, char *set
     const opt *table = k == HYDRA ? hydra_placement : ompi_placement;
     size_t used = strlen(set);
     for (int i = 0; i < n;) {
-        const char *var;
-        size_t len;
+        const char *var = NULL;
+        size_t len = 0;
         int take = env_option(k, a + i, n - i, &var, &len);
         const opt *o = take ? NULL : find_opt(table, a[i]);
         /* `hiercoll bind --mapping FILE --` in front of the program: a second run's own. */
@@ -207,8 +207,10 @@ static void write_options(FILE *out, enum launcher k, char **a, int n, char *set
             snprintf(set + used, setlen - used, " %.*s ", (int)len, var);
             used = strlen(set);
         }
+        /* an option starts a line, its arguments follow it */
         int words = take ? take : 1;
-        fputs(" \\\n   ", out);
+        if (a[i][0] == '-')
+            fputs(" \\\n   ", out);
         for (int w = 0; w < words; w++) {
             fputc(' ', out);
             shell_quote(out, a[i + w]);
