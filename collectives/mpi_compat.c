@@ -100,44 +100,40 @@ static MPI_Count elements_per_piece(MPI_Datatype dt)
     return size <= 0 ? HC_MPI_PIECE : min_count(HC_MPI_PIECE / size, HC_MPI_PIECE);
 }
 
-int hc_pack(const void *in, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize,
-            MPI_Count *pos, MPI_Comm comm)
+/* MPI_Pack (unpack = 0) or MPI_Unpack of count elements of dt at typed, to or from the packed
+ * buffer of size bytes from *pos on, one piece of whole elements per call. */
+static int by_pieces(int unpack, void *typed, MPI_Count count, MPI_Datatype dt, void *packed,
+                     MPI_Count size, MPI_Count *pos, MPI_Comm comm)
 {
     MPI_Count per = elements_per_piece(dt);
     MPI_Aint extent = extent_of(dt);
     if (per == 0)
         return MPI_ERR_COUNT;
     for (MPI_Count done = 0; done < count;) {
-        MPI_Count n = min_count(per, count - done);
-        int p = 0;
-        int rc = PMPI_Pack((const char *)in + done * extent, (int)n, dt, (char *)out + *pos,
-                           (int)min_count(outsize - *pos, HC_MPI_PIECE), &p, comm);
+        int n = (int)min_count(per, count - done), moved = 0;
+        int room = (int)min_count(size - *pos, HC_MPI_PIECE);
+        char *t = (char *)typed + done * extent, *p = (char *)packed + *pos;
+        int rc = unpack ? PMPI_Unpack(p, room, &moved, t, n, dt, comm)
+                        : PMPI_Pack(t, n, dt, p, room, &moved, comm);
         if (rc != MPI_SUCCESS)
             return rc;
-        *pos += p;
+        *pos += moved;
         done += n;
     }
     return MPI_SUCCESS;
 }
 
+/* (by_pieces reads from the const side only) */
+int hc_pack(const void *in, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize,
+            MPI_Count *pos, MPI_Comm comm)
+{
+    return by_pieces(0, (void *)in, count, dt, out, outsize, pos, comm);
+}
+
 int hc_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *out, MPI_Count count,
               MPI_Datatype dt, MPI_Comm comm)
 {
-    MPI_Count per = elements_per_piece(dt);
-    MPI_Aint extent = extent_of(dt);
-    if (per == 0)
-        return MPI_ERR_COUNT;
-    for (MPI_Count done = 0; done < count;) {
-        MPI_Count n = min_count(per, count - done);
-        int p = 0;
-        int rc = PMPI_Unpack((const char *)in + *pos, (int)min_count(insize - *pos, HC_MPI_PIECE), &p,
-                             (char *)out + done * extent, (int)n, dt, comm);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        *pos += p;
-        done += n;
-    }
-    return MPI_SUCCESS;
+    return by_pieces(1, out, count, dt, (void *)in, insize, pos, comm);
 }
 
 int hc_pack_size(MPI_Count count, MPI_Datatype dt, MPI_Comm comm, MPI_Count *size)
