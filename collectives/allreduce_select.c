@@ -9,6 +9,7 @@
 #include "hc_dtype.h"
 #include "hc_must.h"
 #include "hc_log.h"
+#include "hc_mpi.h"
 #include "hc_tuning.h"
 #include "hc_util.h"
 
@@ -30,7 +31,7 @@ void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int6
     }
     if (out != b)
         memcpy(out, b, hc_red_span(r, n));
-    PMPI_Reduce_local_c(a, out, (MPI_Count)n, r->dt, r->op);
+    hc_reduce_local(a, out, (MPI_Count)n, r->dt, r->op);
 }
 
 int hc_ar_tmp_reserve(hc_ar_state *st, size_t need)
@@ -63,7 +64,7 @@ static int cuttable(MPI_Datatype dt, MPI_Op op, hc_red *r)
     MPI_Count size = 0;
     if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS ||
-        PMPI_Type_size_c(dt, &size) != MPI_SUCCESS)
+        hc_type_size(dt, &size) != MPI_SUCCESS)
         return 0;
     if (lb != 0 || tlb != 0 || r->extent <= 0 || r->true_extent > r->extent ||
         size != (MPI_Count)r->true_extent)
@@ -98,8 +99,8 @@ static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r,
     MPI_Datatype named = hc_dtype_signature_type(dt);
     MPI_Count tsize = 0, nsize = 0;
     if (named == MPI_DATATYPE_NULL || !cuttable(named, op, r) ||
-        PMPI_Type_size_c(dt, &tsize) != MPI_SUCCESS ||
-        PMPI_Type_size_c(named, &nsize) != MPI_SUCCESS || nsize <= 0)
+        hc_type_size(dt, &tsize) != MPI_SUCCESS ||
+        hc_type_size(named, &nsize) != MPI_SUCCESS || nsize <= 0)
         return 0;
     r->dt = named;
     r->fn = hc_reduce_kernel(op, named);
@@ -113,6 +114,8 @@ static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r,
     /* A derived type laid out exactly as an array of the named type needs no copy. */
     *repack = dt != named && !(r->extent == r->true_extent && hc_dtype_contiguous(dt, &lb) &&
                                lb == 0);
+    if (*repack && tsize > HC_MPI_PACK_ELEMENT_MAX)
+        return 0; /* an element too large for this MPI's MPI_Pack */
     return 1;
 }
 
@@ -122,12 +125,12 @@ static void retype(const void *src, MPI_Count scount, MPI_Datatype stype, void *
                    MPI_Count dcount, MPI_Datatype dtype, MPI_Comm comm)
 {
     MPI_Count bytes = 0, pos = 0;
-    PMPI_Pack_size_c(scount, stype, comm, &bytes);
+    hc_pack_size(scount, stype, comm, &bytes);
     void *packed = hc_must_alloc((size_t)bytes, "MPI_Allreduce", "to convert a datatype");
-    PMPI_Pack_c(src, scount, stype, packed, bytes, &pos, comm);
+    hc_pack(src, scount, stype, packed, bytes, &pos, comm);
     bytes = pos;
     pos = 0;
-    PMPI_Unpack_c(packed, bytes, &pos, dst, dcount, dtype, comm);
+    hc_unpack(packed, bytes, &pos, dst, dcount, dtype, comm);
     free(packed);
 }
 

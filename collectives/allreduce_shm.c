@@ -16,6 +16,7 @@
 #include "hc_cma.h"
 #include "hc_copy.h"
 #include "hc_log.h"
+#include "hc_mpi.h"
 #include "hc_util.h"
 #include "hc_wait.h"
 
@@ -132,12 +133,11 @@ static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void 
     size_t stride = (size_t)count * (size_t)r->extent;
     size_t need = stride * (size_t)c->num_nodes;
     if (need > HC_AR_GATHER_BYTES)
-        return PMPI_Allreduce_c(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
+        return hc_pmpi_allreduce(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
     if (hc_ar_tmp_reserve(st, need) != 0)
         return MPI_ERR_NO_MEM;
     char *all = st->tmp;
-    int rc = PMPI_Allgather_c(buf, (MPI_Count)count, r->dt, all, (MPI_Count)count, r->dt,
-                              c->leaders);
+    int rc = hc_pmpi_allgather(buf, (MPI_Count)count, r->dt, all, c->leaders);
     hc_red_apply(r, buf, all + stride, all, count);
     for (int n = 2; n < c->num_nodes; n++)
         hc_red_apply(r, buf, all + (size_t)n * stride, buf, count);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "hc_mpi.h"
 #include "hc_util.h"
 
 void hc_bpack_init(hc_bpack *p, void *buf, MPI_Datatype dt, char *carry, MPI_Comm comm)
@@ -12,7 +13,7 @@ void hc_bpack_init(hc_bpack *p, void *buf, MPI_Datatype dt, char *carry, MPI_Com
     MPI_Aint lb;
     MPI_Count size = 0;
     PMPI_Type_get_extent(dt, &lb, &p->extent);
-    PMPI_Type_size_c(dt, &size);
+    hc_type_size(dt, &size);
     p->buf = buf;
     p->next = 0;
     p->dt = dt;
@@ -36,14 +37,14 @@ void hc_bpack_out(hc_bpack *p, char *out, size_t len)
     MPI_Count whole = (MPI_Count)((len - done) / p->esize);
     if (whole > 0) {
         MPI_Count pos = 0;
-        PMPI_Pack_c(element(p, p->next), whole, p->dt, out + done, (MPI_Count)(len - done), &pos,
+        hc_pack(element(p, p->next), whole, p->dt, out + done, (MPI_Count)(len - done), &pos,
                     p->comm);
         p->next += whole;
         done += (size_t)pos;
     }
     if (done < len) { /* an element cut by the end of this segment */
         MPI_Count pos = 0;
-        PMPI_Pack_c(element(p, p->next), 1, p->dt, p->carry, (MPI_Count)p->esize, &pos, p->comm);
+        hc_pack(element(p, p->next), 1, p->dt, p->carry, (MPI_Count)p->esize, &pos, p->comm);
         p->next++;
         memcpy(out + done, p->carry, len - done);
         p->carried = len - done;
@@ -60,7 +61,7 @@ void hc_bpack_in(hc_bpack *p, const char *in, size_t len)
         done = take;
         if (p->carried == p->esize) {
             MPI_Count pos = 0;
-            PMPI_Unpack_c(p->carry, (MPI_Count)p->esize, &pos, element(p, p->next), 1, p->dt,
+            hc_unpack(p->carry, (MPI_Count)p->esize, &pos, element(p, p->next), 1, p->dt,
                           p->comm);
             p->next++;
             p->carried = 0;
@@ -69,7 +70,7 @@ void hc_bpack_in(hc_bpack *p, const char *in, size_t len)
     MPI_Count whole = (MPI_Count)((len - done) / p->esize);
     if (whole > 0) {
         MPI_Count pos = 0;
-        PMPI_Unpack_c(in + done, (MPI_Count)(len - done), &pos, element(p, p->next), whole, p->dt,
+        hc_unpack(in + done, (MPI_Count)(len - done), &pos, element(p, p->next), whole, p->dt,
                       p->comm);
         p->next += whole;
         done += (size_t)pos;

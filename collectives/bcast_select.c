@@ -9,6 +9,7 @@
 #include "hc_must.h"
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_mpi.h"
 #include "hc_tuning.h"
 #include "hc_util.h"
 
@@ -112,10 +113,10 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
         if (c->node == rnode) {
             node_stage(st, plan, seg, len, off == 0 ? m : 0, c->local_rank_of[root], how);
             if (c->local_rank == 0 && c->num_nodes > 1)
-                PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
+                hc_pmpi_bcast(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
         } else {
             if (c->local_rank == 0)
-                PMPI_Bcast_c(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
+                hc_pmpi_bcast(seg, (MPI_Count)len, MPI_BYTE, rnode, c->leaders);
             node_stage(st, plan, seg, len, off == 0 ? m : 0, 0, how);
         }
         if (pk && c->rank != root)
@@ -133,11 +134,13 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
     if (choice == HC_BCAST_VENDOR || c->num_nodes == c->size)
         return HC_FALLBACK; /* nobody shares a node: nothing to gain */
     MPI_Count tsize;
-    if (PMPI_Type_size_c(dt, &tsize) != MPI_SUCCESS)
+    if (hc_type_size(dt, &tsize) != MPI_SUCCESS)
         return HC_FALLBACK;
     size_t m = (size_t)(tsize * count);
     if (m == 0)
         return MPI_SUCCESS;
+    if ((long long)m > HC_MPI_PACK_ELEMENT_MAX)
+        return HC_FALLBACK; /* one rank's element might be too large to pack (every rank sees m) */
     if (choice == HC_BCAST_AUTO)
         choice = hc_tuning_choose("bcast", (long long)m, c, builtin_choice((long long)m));
     if (choice == HC_BCAST_VENDOR)
@@ -166,10 +169,10 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)
     char *tmp = hc_must_alloc(m, "MPI_Bcast", "to pack a datatype");
     MPI_Count pos = 0;
     if (c->rank == root)
-        PMPI_Pack_c(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
+        hc_pack(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
     hier_bcast(c, st, plan, tmp, m, root, NULL, NULL, 0);
     if (c->rank != root)
-        PMPI_Unpack_c(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
+        hc_unpack(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
     free(tmp);
     return MPI_SUCCESS;
 }

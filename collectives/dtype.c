@@ -4,13 +4,14 @@
 #include <stdlib.h>
 
 #include "hc_must.h"
+#include "hc_mpi.h"
 
 /* Frees a datatype get_contents returned, which MPI requires unless it is named. */
 static void free_contained(MPI_Datatype *t)
 {
     MPI_Count ni, na, nc, nd;
     int combiner;
-    if (PMPI_Type_get_envelope_c(*t, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
+    if (hc_type_envelope(*t, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
         combiner != MPI_COMBINER_NAMED)
         PMPI_Type_free(t);
 }
@@ -19,11 +20,11 @@ int hc_dtype_contiguous(MPI_Datatype dt, MPI_Count *lb)
 {
     MPI_Count ni, na, nc, nd, tlb, text, size, elb, ext;
     int combiner;
-    if (PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
+    if (hc_type_envelope(dt, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
         return 0;
-    PMPI_Type_get_true_extent_c(dt, &tlb, &text);
-    PMPI_Type_get_extent_c(dt, &elb, &ext);
-    PMPI_Type_size_c(dt, &size);
+    PMPI_Type_get_true_extent_x(dt, &tlb, &text);
+    PMPI_Type_get_extent_x(dt, &elb, &ext);
+    hc_type_size(dt, &size);
     *lb = tlb;
     if (size != text || size != ext)
         return 0;
@@ -35,7 +36,7 @@ int hc_dtype_contiguous(MPI_Datatype dt, MPI_Count *lb)
     int ints[1];
     MPI_Count counts[1];
     MPI_Datatype inner;
-    if (PMPI_Type_get_contents_c(dt, ni, na, nc, nd, ints, NULL, counts, &inner) != MPI_SUCCESS)
+    if (hc_type_contents(dt, ni, na, nc, nd, ints, NULL, counts, &inner) != MPI_SUCCESS)
         return 0;
     MPI_Count inner_lb;
     int ok = hc_dtype_contiguous(inner, &inner_lb);
@@ -60,7 +61,7 @@ static void *array_of(size_t bytes)
 
 static int read_contents(MPI_Datatype dt, contents *c)
 {
-    if (PMPI_Type_get_envelope_c(dt, &c->ni, &c->na, &c->nc, &c->nd, &c->combiner) !=
+    if (hc_type_envelope(dt, &c->ni, &c->na, &c->nc, &c->nd, &c->combiner) !=
         MPI_SUCCESS)
         return -1;
     if (c->combiner == MPI_COMBINER_NAMED)
@@ -69,7 +70,7 @@ static int read_contents(MPI_Datatype dt, contents *c)
     c->aints = array_of(sizeof(MPI_Aint) * (size_t)c->na);
     c->counts = array_of(sizeof(MPI_Count) * (size_t)c->nc);
     c->types = array_of(sizeof(MPI_Datatype) * (size_t)c->nd);
-    return PMPI_Type_get_contents_c(dt, c->ni, c->na, c->nc, c->nd, c->ints, c->aints,
+    return hc_type_contents(dt, c->ni, c->na, c->nc, c->nd, c->ints, c->aints,
                                     c->counts, c->types);
 }
 
@@ -87,14 +88,14 @@ MPI_Datatype hc_dtype_signature_type(MPI_Datatype dt)
         return MPI_DATATYPE_NULL;
     if (c.combiner == MPI_COMBINER_NAMED) {
         MPI_Count size = 0;
-        PMPI_Type_size_c(dt, &size);
+        hc_type_size(dt, &size);
         return size > 0 ? dt : MPI_DATATYPE_NULL;
     }
     MPI_Datatype one = MPI_DATATYPE_NULL;
     int mixed = 0;
     for (MPI_Count i = 0; i < c.nd; i++) {
         MPI_Count size = 0;
-        PMPI_Type_size_c(c.types[i], &size);
+        hc_type_size(c.types[i], &size);
         int carries = size > 0 &&
                       (c.combiner != MPI_COMBINER_STRUCT || struct_blocklength(&c, i) > 0);
         MPI_Datatype t = carries ? hc_dtype_signature_type(c.types[i]) : one;

@@ -190,7 +190,9 @@ int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, 
     }
     fprintf(mf, "# hiercoll machinefile v1 (MPICH Hydra: mpiexec -f machinefile); "
                 "one line per run of consecutive ranks on one host\n");
-    fprintf(rf, "# hiercoll rankfile v1 (Open MPI: mpirun --rankfile rankfile)\n");
+    /* slot= is the OS index of the core's first processor, hence "physical" */
+    fprintf(rf, "# hiercoll rankfile v1 (Open MPI: mpirun --mca rmaps_rank_file_physical 1 "
+                "--rankfile rankfile)\n");
     /* slurm.hostfile has no comment syntax: one host per rank, nothing else */
     char h[HC_MAPFILE_HOSTLEN], prev[HC_MAPFILE_HOSTLEN];
     for (int r = 0; r < f->nranks;) {

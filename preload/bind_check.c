@@ -1,6 +1,7 @@
 /* Under HIERCOLL_MAPPING, checks at MPI_Init that this rank runs on the host and core the
  * mapping gives it (as `hiercoll bind` arranges), and warns once if not. */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,41 @@
 static int mapped_vnode = -1;
 
 int hc_mapping_vnode(void) { return mapped_vnode; }
+
+/* Whether the affinity set is the core of CPU cpu: that CPU alone (`hiercoll bind`), or it and
+ * its hardware-thread siblings (a launcher binding to the whole core, as Open MPI's rankfile). */
+static int bound_to_core_of(const cpu_set_t *set, int cpu)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, set))
+        return 0;
+    if (CPU_COUNT(set) == 1)
+        return 1;
+    char path[96], list[256];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+             cpu);
+    FILE *f = fopen(path, "r");
+    int ok = f && fgets(list, sizeof list, f);
+    if (f)
+        fclose(f);
+    cpu_set_t siblings;
+    CPU_ZERO(&siblings);
+    /* "a-b,c,...": the kernel's list format */
+    for (char *p = list, *end; ok && *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (*end == '-')
+            hi = strtol(end + 1, &end, 10);
+        if (end == p || lo < 0 || hi >= CPU_SETSIZE)
+            ok = 0;
+        for (long c = lo; ok && c <= hi; c++)
+            CPU_SET((int)c, &siblings);
+        if (*end != ',' && *end != '\n' && *end)
+            ok = 0;
+    }
+    cpu_set_t outside;
+    CPU_XOR(&outside, set, &siblings);
+    CPU_AND(&outside, &outside, set);
+    return ok && CPU_COUNT(&outside) == 0;
+}
 
 void hc_bind_check(void)
 {
@@ -37,13 +73,13 @@ void hc_bind_check(void)
     char phys[HC_MAPFILE_HOSTLEN];
     hc_mapfile_physical_host(want_host, phys, sizeof phys);
     const hc_host_info *me = hc_host_info_get();
-    int core = sched_getcpu();
+    int core = sched_getcpu(), want = f.core[hc_world_rank];
     cpu_set_t set;
-    int bound = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
-    if (strcmp(phys, me->host) != 0 || core != f.core[hc_world_rank] || !bound)
+    int bound = sched_getaffinity(0, sizeof set, &set) == 0 && bound_to_core_of(&set, want);
+    if (strcmp(phys, me->host) != 0 || !bound)
         hc_warn_once("rank %d runs on %s core %d%s, but %s assigns it %s core %d "
-                     "(launch through `hiercoll bind --mapping %s --`)",
+                     "(launch as its next-run.sh does)",
                      hc_world_rank, me->host, core, bound ? "" : " unbound", path, want_host,
-                     f.core[hc_world_rank], path);
+                     want);
     hc_mapfile_free(&f);
 }

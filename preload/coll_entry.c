@@ -1,8 +1,30 @@
-/* MPI_Bcast and MPI_Allreduce (and their MPI-4 large-count forms): hand the call to the
- * algorithms in collectives/, which may decline it (HC_FALLBACK) to the vendor. The int and
- * large-count forms share one body each; `large` only picks the vendor entry point. */
+/* MPI_Bcast and MPI_Allreduce (and their MPI-4 large-count forms where the vendor has
+ * them): hand the call to the algorithms in collectives/, which may decline it (HC_FALLBACK)
+ * to the vendor. The int and large-count forms share one body each; `large` only picks the
+ * vendor entry point. */
+#include "hc_mpi.h"
 #include "hc_preload.h"
 #include "prof.h"
+
+static inline int vendor_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root,
+                               MPI_Comm comm, int large)
+{
+#if HC_MPI4
+    if (large)
+        return PMPI_Bcast_c(buf, count, dt, root, comm);
+#endif
+    return PMPI_Bcast(buf, (int)count, dt, root, comm);
+}
+
+static inline int vendor_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int large)
+{
+#if HC_MPI4
+    if (large)
+        return PMPI_Allreduce_c(sendbuf, recvbuf, count, dt, op, comm);
+#endif
+    return PMPI_Allreduce(sendbuf, recvbuf, (int)count, dt, op, comm);
+}
 
 static inline int bcast_entry(void *buf, MPI_Count count, MPI_Datatype dt, int root,
                               MPI_Comm comm, int large)
@@ -11,8 +33,7 @@ static inline int bcast_entry(void *buf, MPI_Count count, MPI_Datatype dt, int r
     hc_comm *c = hc_comm_for_coll(comm);
     int rc = c ? hc_bcast(buf, count, dt, root, c) : HC_FALLBACK;
     if (rc == HC_FALLBACK)
-        rc = large ? PMPI_Bcast_c(buf, count, dt, root, comm)
-                   : PMPI_Bcast(buf, (int)count, dt, root, comm);
+        rc = vendor_bcast(buf, count, dt, root, comm, large);
     if (hc_prof_on)
         hc_prof_bcast(t0, count, dt, root, comm);
     return rc;
@@ -25,8 +46,7 @@ static inline int allreduce_entry(const void *sendbuf, void *recvbuf, MPI_Count 
     hc_comm *c = hc_comm_for_coll(comm);
     int rc = c ? hc_allreduce(sendbuf, recvbuf, count, dt, op, c) : HC_FALLBACK;
     if (rc == HC_FALLBACK)
-        rc = large ? PMPI_Allreduce_c(sendbuf, recvbuf, count, dt, op, comm)
-                   : PMPI_Allreduce(sendbuf, recvbuf, (int)count, dt, op, comm);
+        rc = vendor_allreduce(sendbuf, recvbuf, count, dt, op, comm, large);
     if (hc_prof_on)
         hc_prof_allreduce(t0, count, dt, comm);
     return rc;
@@ -37,10 +57,12 @@ HC_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     return bcast_entry(buf, count, dt, root, comm, 0);
 }
 
+#if HC_MPI4
 HC_EXPORT int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     return bcast_entry(buf, count, dt, root, comm, 1);
 }
+#endif
 
 HC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                             MPI_Op op, MPI_Comm comm)
@@ -48,8 +70,10 @@ HC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
     return allreduce_entry(sendbuf, recvbuf, count, dt, op, comm, 0);
 }
 
+#if HC_MPI4
 HC_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                               MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return allreduce_entry(sendbuf, recvbuf, count, dt, op, comm, 1);
 }
+#endif

@@ -14,6 +14,13 @@ extern int hc_active;
 extern int hc_thread_level;  /* as provided by the vendor */
 extern int hc_world_rank, hc_world_size;
 
+/* MPI_Init's and MPI_Finalize's work around the vendor's (preload/init.c), for every binding:
+ * the configuration before the vendor's init, the library after it (with the thread level the
+ * vendor provides), and the library's end before the vendor's finalize. */
+void hc_init_config(void);
+void hc_init_after_vendor(int provided);
+void hc_finalize_before_vendor(void);
+
 /* The context of comm, created on first use without communicating (light part only).
  * NULL for intercommunicators, MPI_COMM_NULL, or when hiercoll is not active. */
 hc_comm *hc_comm_get(MPI_Comm comm);

@@ -17,12 +17,19 @@ int hc_active;
 int hc_thread_level = MPI_THREAD_SINGLE;
 int hc_world_rank, hc_world_size;
 
+/* The first of the launcher's variables that is set (Hydra and Slurm's PMI, Open MPI). */
+static const char *launcher_var(const char *a, const char *b)
+{
+    const char *v = getenv(a);
+    return v ? v : getenv(b);
+}
+
 /* Before the vendor's init, so that a bad value costs nothing and every rank stops the same
- * way. Only one rank prints: PMI_RANK (Hydra, Slurm's PMI) tells which one we are. */
-static void load_config_or_exit(void)
+ * way. Only one rank prints: the launcher's rank variable tells which one we are. */
+void hc_init_config(void)
 {
     char err[512], warn[2048];
-    const char *pmi_rank = getenv("PMI_RANK");
+    const char *pmi_rank = launcher_var("PMI_RANK", "OMPI_COMM_WORLD_RANK");
     int speaker = !pmi_rank || strcmp(pmi_rank, "0") == 0;
     if (hc_config_load(&hc_cfg, environ, err, sizeof err, warn, sizeof warn) != 0) {
         if (speaker)
@@ -32,8 +39,8 @@ static void load_config_or_exit(void)
     }
     if (hc_tuning_load(err, sizeof err) != 0) {
         /* A file may be missing on one node only: there the node's first rank speaks too
-         * (Hydra's MPI_LOCALRANKID), so a run never stops without a word. */
-        const char *local = getenv("MPI_LOCALRANKID");
+         * (its local rank from the launcher), so a run never stops without a word. */
+        const char *local = launcher_var("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK");
         if (speaker || !local || strcmp(local, "0") == 0)
             fprintf(stderr, "hiercoll: error: HIERCOLL_TUNING: %s\n", err);
         fflush(stderr);
@@ -44,7 +51,7 @@ static void load_config_or_exit(void)
     hc_log_verbosity = (int)hc_cfg.verbose.i;
 }
 
-/* MPICH progresses every pending operation inside any call that polls: an Iprobe
+/* MPICH and Open MPI progress every pending operation inside any call that polls: an Iprobe
  * only looks, it takes no message of the program's. */
 static void drive_progress(void)
 {
@@ -52,8 +59,9 @@ static void drive_progress(void)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
-static void after_vendor_init(void)
+void hc_init_after_vendor(int provided)
 {
+    hc_thread_level = provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &hc_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &hc_world_size);
     hc_log_rank = hc_world_rank;
@@ -68,29 +76,7 @@ static void after_vendor_init(void)
                 hc_cfg.allreduce.s, hc_world_size);
 }
 
-HC_EXPORT int MPI_Init(int *argc, char ***argv)
-{
-    load_config_or_exit();
-    int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) {
-        PMPI_Query_thread(&hc_thread_level);
-        after_vendor_init();
-    }
-    return rc;
-}
-
-HC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    load_config_or_exit();
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) {
-        hc_thread_level = *provided;
-        after_vendor_init();
-    }
-    return rc;
-}
-
-HC_EXPORT int MPI_Finalize(void)
+void hc_finalize_before_vendor(void)
 {
     if (hc_active) {
         hc_prof_finalize();
@@ -98,5 +84,31 @@ HC_EXPORT int MPI_Finalize(void)
         hc_wait_progress = NULL;
         hc_active = 0;
     }
+}
+
+HC_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    hc_init_config();
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) {
+        int provided = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&provided);
+        hc_init_after_vendor(provided);
+    }
+    return rc;
+}
+
+HC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    hc_init_config();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        hc_init_after_vendor(*provided);
+    return rc;
+}
+
+HC_EXPORT int MPI_Finalize(void)
+{
+    hc_finalize_before_vendor();
     return PMPI_Finalize();
 }

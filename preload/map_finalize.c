@@ -2,20 +2,18 @@
  * seen, with virtual nodes as hosts "name#k"; packages and cores from hwloc; a "slot" level
  * when a host ran more ranks than it has cores), bandwidths from HIERCOLL_BANDWIDTHS, else
  * HIERCOLL_MACHINE_FILE, else documented defaults; then mapping.txt, the launcher files and
- * next-run.sh in the profile directory. */
-#include <dlfcn.h>
+ * next-run.sh (preload/next_run.c) in the profile directory. */
 #include <hwloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_map.h"
 #include "hc_mapfile.h"
+#include "hc_next_run.h"
 #include "hc_perffile.h"
 #include "hc_preload.h"
 
@@ -24,8 +22,6 @@
 #define HC_BW_NETWORK 1.25e9
 #define HC_BW_PACKAGE 1.0e10
 #define HC_BW_CORE 2.0e10
-
-extern char **environ;
 
 /* This host's cores in hwloc's logical (depth-first) order. */
 typedef struct {
@@ -130,106 +126,6 @@ static void level_bandwidths(const hc_machine *m, double *bw, char *desc, size_t
     snprintf(desc, desclen, "built-in");
 }
 
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
-
-/* next-run.sh: the same program and arguments (rank 0's /proc/self/cmdline), the same
- * HIERCOLL_* settings, every rank started through `hiercoll bind`. */
-static int write_next_run(const char *dir, const hc_mapfile *f, int multihost)
-{
-    char path[PATH_MAX + 16], cwd[PATH_MAX], mapping[PATH_MAX + 16], absdir[PATH_MAX];
-    if (!realpath(dir, absdir) || !getcwd(cwd, sizeof cwd))
-        return -1;
-    snprintf(mapping, sizeof mapping, "%s/mapping.txt", absdir);
-    snprintf(path, sizeof path, "%s/next-run.sh", dir);
-    FILE *out = fopen(path, "w");
-    if (!out)
-        return -1;
-    /* hiercoll beside our library: .../lib/libhiercoll.so -> .../bin/hiercoll */
-    char tool[PATH_MAX] = "hiercoll";
-    Dl_info info;
-    if (dladdr((void *)hc_map_finalize, &info) && info.dli_fname) {
-        char lib[PATH_MAX];
-        if (realpath(info.dli_fname, lib)) {
-            char *slash = strrchr(lib, '/');
-            if (slash) {
-                *slash = 0;
-                snprintf(tool, sizeof tool, "%.4000s/../bin/hiercoll", lib);
-                char real[PATH_MAX];
-                if (realpath(tool, real) && access(real, X_OK) == 0)
-                    snprintf(tool, sizeof tool, "%s", real);
-                else
-                    snprintf(tool, sizeof tool, "hiercoll");
-            }
-        }
-    }
-    const char *mpiexec = getenv("MPIEXEC");
-    fprintf(out, "#!/bin/sh\n# hiercoll next-run v1: the second run with the mapping in %s\n"
-                 "# HIERCOLL_PROFILE=DIR sh next-run.sh also profiles it into DIR.\n",
-            mapping);
-    fputs("cd ", out);
-    shell_quote(out, cwd);
-    fputs(" || exit 1\nexec ", out);
-    shell_quote(out, mpiexec && *mpiexec ? mpiexec : "mpiexec.mpich");
-    fprintf(out, " -n %d", f->nranks);
-    if (multihost) {
-        char mf[PATH_MAX + 16];
-        snprintf(mf, sizeof mf, "%s/machinefile", absdir);
-        fputs(" -f ", out);
-        shell_quote(out, mf);
-    }
-    for (char **e = environ; *e; e++) {
-        int keep = !strncmp(*e, "LD_PRELOAD=", 11) ||
-                   (!strncmp(*e, "HIERCOLL_", 9) && strncmp(*e, "HIERCOLL_PROFILE=", 17) &&
-                    strncmp(*e, "HIERCOLL_MAPPING=", 17));
-        if (!keep)
-            continue;
-        const char *eq = strchr(*e, '=');
-        fprintf(out, " \\\n    -genv %.*s ", (int)(eq - *e), *e);
-        shell_quote(out, eq + 1);
-    }
-    /* HIERCOLL_PROFILE, when the caller exports it, reaches the ranks with the rest of the
-     * environment (Hydra passes it on); an empty -genv value would be rejected at init. */
-    fputs(" \\\n    -genv HIERCOLL_MAPPING ", out);
-    shell_quote(out, mapping);
-    fputs(" \\\n    ", out);
-    shell_quote(out, tool);
-    fputs(" bind --mapping ", out);
-    shell_quote(out, mapping);
-    fputs(" --", out);
-    FILE *cl = fopen("/proc/self/cmdline", "r");
-    if (cl) {
-        char arg[8192];
-        size_t n = 0;
-        int ch;
-        while ((ch = fgetc(cl)) != EOF) {
-            if (ch == 0) {
-                arg[n] = 0;
-                fputc(' ', out);
-                shell_quote(out, arg);
-                n = 0;
-            } else if (n < sizeof arg - 1) {
-                arg[n++] = (char)ch;
-            }
-        }
-        fclose(cl);
-    }
-    fputc('\n', out);
-    int bad = ferror(out);
-    bad |= fclose(out) != 0;
-    if (!bad)
-        chmod(path, 0755);
-    return bad ? -1 : 0;
-}
-
 int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placement *pl)
 {
     int n = pl->nranks, rc = -1;
@@ -294,7 +190,7 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
         launched[r] = host_of[r] * per + pos * slots + (*used < slots ? *used : slots - 1);
         (*used)++;
     }
-    int algo = (int)hc_cfg.map_algo.i; /* auto|tmmgp|tmgt|tml|tmrr: the same order as ours */
+    int algo = hc_map_algo_parse(hc_cfg.map_algo.s); /* the variable accepts only known names */
     if (hc_map_compute(g, &m, (hc_map_algo)algo, 1, map, name, sizeof name, err, sizeof err)) {
         hc_warn("no mapping recommended: %s", err);
         goto out;
@@ -343,7 +239,7 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
         hc_mapfile_physical_host(f.host[r], hr, sizeof hr);
         multihost = strcmp(h0, hr) != 0;
     }
-    if (write_next_run(dir, &f, multihost) != 0) {
+    if (hc_write_next_run(dir, &f, multihost) != 0) {
         hc_warn("mapping: cannot write %s/next-run.sh", dir);
         goto out;
     }

@@ -7,6 +7,7 @@
 
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_mpi.h"
 #include "prof.h"
 
 int hc_prof_on;
@@ -110,7 +111,7 @@ void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes)
 uint64_t hc_prof_bytes_slow(MPI_Count count, MPI_Datatype dt)
 {
     MPI_Count size = 0;
-    if (count <= 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size_c(dt, &size) != MPI_SUCCESS ||
+    if (count <= 0 || dt == MPI_DATATYPE_NULL || hc_type_size(dt, &size) != MPI_SUCCESS ||
         size <= 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;

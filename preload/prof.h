@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hc_mpi.h"
 #include "hc_preload.h"
 #include "hc_util.h"
 

@@ -240,7 +240,9 @@ HC_EXPORT int MPI_Neighbor_alltoallv##S(const void *sb, const CountT sn[], const
 }
 
 HC_COLL_FORMS(int, int, )
+#if HC_MPI4
 HC_COLL_FORMS(MPI_Count, MPI_Aint, _c)
+#endif
 
 /* Neighbor_alltoallw takes MPI_Aint displacements in both forms. */
 HC_EXPORT int MPI_Neighbor_alltoallw(const void *sb, const int sn[], const MPI_Aint sd[],
@@ -250,6 +252,7 @@ HC_EXPORT int MPI_Neighbor_alltoallw(const void *sb, const int sn[], const MPI_A
     HC_COLL(Neighbor_alltoallw, comm, PMPI_Neighbor_alltoallw(sb, sn, sd, st, rb, rn, rd, rt, comm),
             NEIGHBOURS(k, to(R, peer_, B(sn[k], st[k]))));
 }
+#if HC_MPI4
 HC_EXPORT int MPI_Neighbor_alltoallw_c(const void *sb, const MPI_Count sn[], const MPI_Aint sd[],
                                        const MPI_Datatype st[], void *rb, const MPI_Count rn[],
                                        const MPI_Aint rd[], const MPI_Datatype rt[],
@@ -259,6 +262,7 @@ HC_EXPORT int MPI_Neighbor_alltoallw_c(const void *sb, const MPI_Count sn[], con
             PMPI_Neighbor_alltoallw_c(sb, sn, sd, st, rb, rn, rd, rt, comm),
             NEIGHBOURS(k, to(R, peer_, B(sn[k], st[k]))));
 }
+#endif
 
 HC_EXPORT int MPI_Barrier(MPI_Comm comm)
 {

@@ -26,21 +26,23 @@
     }
 
 HC_SEND_FORMS(Send, int, )
-HC_SEND_FORMS(Send, MPI_Count, _c)
 HC_SEND_FORMS(Bsend, int, )
-HC_SEND_FORMS(Bsend, MPI_Count, _c)
 HC_SEND_FORMS(Ssend, int, )
-HC_SEND_FORMS(Ssend, MPI_Count, _c)
 HC_SEND_FORMS(Rsend, int, )
-HC_SEND_FORMS(Rsend, MPI_Count, _c)
 HC_ISEND_FORMS(Isend, int, )
-HC_ISEND_FORMS(Isend, MPI_Count, _c)
 HC_ISEND_FORMS(Ibsend, int, )
-HC_ISEND_FORMS(Ibsend, MPI_Count, _c)
 HC_ISEND_FORMS(Issend, int, )
-HC_ISEND_FORMS(Issend, MPI_Count, _c)
 HC_ISEND_FORMS(Irsend, int, )
+#if HC_MPI4 /* large-count forms */
+HC_SEND_FORMS(Send, MPI_Count, _c)
+HC_SEND_FORMS(Bsend, MPI_Count, _c)
+HC_SEND_FORMS(Ssend, MPI_Count, _c)
+HC_SEND_FORMS(Rsend, MPI_Count, _c)
+HC_ISEND_FORMS(Isend, MPI_Count, _c)
+HC_ISEND_FORMS(Ibsend, MPI_Count, _c)
+HC_ISEND_FORMS(Issend, MPI_Count, _c)
 HC_ISEND_FORMS(Irsend, MPI_Count, _c)
+#endif
 
 #define HC_SENDRECV_FORMS(Name, CountT, Suffix, StatusT, status)                            \
     HC_EXPORT int MPI_##Name##Suffix(const void *sbuf, CountT scount, MPI_Datatype stype,    \
@@ -61,13 +63,15 @@ HC_ISEND_FORMS(Irsend, MPI_Count, _c)
                count, dt, dest, comm);                                                    \
     }
 HC_SENDRECV_FORMS(Sendrecv, int, , MPI_Status *, st)
+HC_SENDRECV_REPLACE_FORMS(Sendrecv_replace, int, , MPI_Status *, st)
+#if HC_MPI4 /* large-count forms, MPI_Isendrecv */
 HC_SENDRECV_FORMS(Sendrecv, MPI_Count, _c, MPI_Status *, st)
 HC_SENDRECV_FORMS(Isendrecv, int, , MPI_Request *, req)
 HC_SENDRECV_FORMS(Isendrecv, MPI_Count, _c, MPI_Request *, req)
-HC_SENDRECV_REPLACE_FORMS(Sendrecv_replace, int, , MPI_Status *, st)
 HC_SENDRECV_REPLACE_FORMS(Sendrecv_replace, MPI_Count, _c, MPI_Status *, st)
 HC_SENDRECV_REPLACE_FORMS(Isendrecv_replace, int, , MPI_Request *, req)
 HC_SENDRECV_REPLACE_FORMS(Isendrecv_replace, MPI_Count, _c, MPI_Request *, req)
+#endif
 
 /* --- receives and completions: time in MPI only ---------------------------------------- */
 HC_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -75,21 +79,23 @@ HC_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, 
 {
     HC_PROF_TIMED(Recv, PMPI_Recv(buf, count, dt, src, tag, comm, st));
 }
-HC_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
-                         MPI_Comm comm, MPI_Status *st)
-{
-    HC_PROF_TIMED(Recv, PMPI_Recv_c(buf, count, dt, src, tag, comm, st));
-}
 HC_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                         MPI_Request *req)
 {
     HC_PROF_TIMED(Irecv, PMPI_Irecv(buf, count, dt, src, tag, comm, req));
+}
+#if HC_MPI4
+HC_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                         MPI_Comm comm, MPI_Status *st)
+{
+    HC_PROF_TIMED(Recv, PMPI_Recv_c(buf, count, dt, src, tag, comm, st));
 }
 HC_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                           MPI_Comm comm, MPI_Request *req)
 {
     HC_PROF_TIMED(Irecv, PMPI_Irecv_c(buf, count, dt, src, tag, comm, req));
 }
+#endif
 HC_EXPORT int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     HC_PROF_TIMED(Probe, PMPI_Probe(src, tag, comm, st));
@@ -187,13 +193,15 @@ static uint64_t persist_start(hc_prof_thread *t, MPI_Request r)
         return rc;                                                                         \
     }
 HC_SEND_INIT_FORMS(Send_init, int, )
-HC_SEND_INIT_FORMS(Send_init, MPI_Count, _c)
 HC_SEND_INIT_FORMS(Bsend_init, int, )
-HC_SEND_INIT_FORMS(Bsend_init, MPI_Count, _c)
 HC_SEND_INIT_FORMS(Ssend_init, int, )
-HC_SEND_INIT_FORMS(Ssend_init, MPI_Count, _c)
 HC_SEND_INIT_FORMS(Rsend_init, int, )
+#if HC_MPI4 /* large-count forms */
+HC_SEND_INIT_FORMS(Send_init, MPI_Count, _c)
+HC_SEND_INIT_FORMS(Bsend_init, MPI_Count, _c)
+HC_SEND_INIT_FORMS(Ssend_init, MPI_Count, _c)
 HC_SEND_INIT_FORMS(Rsend_init, MPI_Count, _c)
+#endif
 
 HC_EXPORT int MPI_Start(MPI_Request *req)
 {

@@ -114,19 +114,15 @@ static void rma(int fn, uint64_t t0, int target, MPI_Win win, uint64_t to_target
 #define REQARG , req
 /* MPI_Put: origin -> target; MPI_Get: target -> origin (the origin's buffer describes both). */
 HC_PUT_FORMS(Put, int, , NOREQ, NOREQ, B(ocount, otype), 0)
-HC_PUT_FORMS(Put, MPI_Count, _c, NOREQ, NOREQ, B(ocount, otype), 0)
 HC_PUT_FORMS(Rput, int, , REQDECL, REQARG, B(ocount, otype), 0)
+#if HC_MPI4 /* large-count forms */
+HC_PUT_FORMS(Put, MPI_Count, _c, NOREQ, NOREQ, B(ocount, otype), 0)
 HC_PUT_FORMS(Rput, MPI_Count, _c, REQDECL, REQARG, B(ocount, otype), 0)
+#endif
 HC_EXPORT int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                       int tcount, MPI_Datatype ttype, MPI_Win win)
 {
     HC_RMA(Get, PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount, ttype, win), target, win,
-           0, B(ocount, otype));
-}
-HC_EXPORT int MPI_Get_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
-                        MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    HC_RMA(Get, PMPI_Get_c(oaddr, ocount, otype, target, tdisp, tcount, ttype, win), target, win,
            0, B(ocount, otype));
 }
 HC_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
@@ -135,6 +131,13 @@ HC_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target, 
     HC_RMA(Rget, PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount, ttype, win, req), target,
            win, 0, B(ocount, otype));
 }
+#if HC_MPI4
+HC_EXPORT int MPI_Get_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+                        MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    HC_RMA(Get, PMPI_Get_c(oaddr, ocount, otype, target, tdisp, tcount, ttype, win), target, win,
+           0, B(ocount, otype));
+}
 HC_EXPORT int MPI_Rget_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
                          MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
                          MPI_Request *req)
@@ -142,14 +145,17 @@ HC_EXPORT int MPI_Rget_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int 
     HC_RMA(Rget, PMPI_Rget_c(oaddr, ocount, otype, target, tdisp, tcount, ttype, win, req),
            target, win, 0, B(ocount, otype));
 }
+#endif
 HC_ACC_FORMS(Accumulate, int, , NOREQ, NOREQ)
-HC_ACC_FORMS(Accumulate, MPI_Count, _c, NOREQ, NOREQ)
 HC_ACC_FORMS(Raccumulate, int, , REQDECL, REQARG)
-HC_ACC_FORMS(Raccumulate, MPI_Count, _c, REQDECL, REQARG)
 HC_GETACC_FORMS(Get_accumulate, int, , NOREQ, NOREQ)
-HC_GETACC_FORMS(Get_accumulate, MPI_Count, _c, NOREQ, NOREQ)
 HC_GETACC_FORMS(Rget_accumulate, int, , REQDECL, REQARG)
+#if HC_MPI4 /* large-count forms */
+HC_ACC_FORMS(Accumulate, MPI_Count, _c, NOREQ, NOREQ)
+HC_ACC_FORMS(Raccumulate, MPI_Count, _c, REQDECL, REQARG)
+HC_GETACC_FORMS(Get_accumulate, MPI_Count, _c, NOREQ, NOREQ)
 HC_GETACC_FORMS(Rget_accumulate, MPI_Count, _c, REQDECL, REQARG)
+#endif
 
 /* One element each way (none to the target for MPI_NO_OP). */
 HC_EXPORT int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,

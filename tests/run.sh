@@ -3,6 +3,8 @@
 #   unit tests   $BUILD/tests/unit/test_*           (no MPI)
 #   MPI tests    $BUILD/tests/mpi/<prog>            one case per line "hc-test: ..." in the source
 #   end-to-end   tests/e2e/*.sh                     exit 0 pass, 77 skip, anything else fails
+# MPI tests run once per MPI family in $FAMILIES (mpich, ompi), and so do the end-to-end
+# scripts that declare "hc-test: each-family"; Open MPI's cases are named ompi/... .
 # Usage: tests/run.sh [REGEX]   only cases whose name matches REGEX (grep -E).
 #
 # An MPI test source declares its cases in comment lines (several lines allowed):
@@ -12,17 +14,23 @@
 set -u
 BUILD=${BUILD:-build}
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+OMPI_MPIEXEC=${OMPI_MPIEXEC:-mpirun.openmpi}
+FAMILIES=${FAMILIES:-mpich}
 FILTER=${1:-.}
-LIB=$PWD/$BUILD/lib/libhiercoll.so
+# Open MPI refuses to run as root without these (the machines tests run on are often
+# containers where everything is root).
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
 # A sanitizer build (make test SANITIZE=...) needs the sanitizer runtime first in the preload,
-# or the library never runs; MPICH's own leaks at exit are not ours. The e2e scripts preload
-# $HC_TEST_LIB alone into instrumented programs (whose own ASan runtime then comes right after
-# it, which works): verify_asan_link_order=0 lets them run.
-PRELOAD=$LIB
+# or the library never runs; the MPI library's own leaks at exit are not ours. The e2e scripts
+# preload $HC_TEST_LIB alone into instrumented programs (whose own ASan runtime then comes right
+# after it, which works): verify_asan_link_order=0 lets them run.
+SAN_RT=""
 case ${SANITIZE:-} in
-    *address*) PRELOAD="$(gcc -print-file-name=libasan.so):$LIB"
+    *address*) SAN_RT="$(gcc -print-file-name=libasan.so):"
                export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:verify_asan_link_order=0} ;;
-    *thread*)  PRELOAD="$(gcc -print-file-name=libtsan.so):$LIB" ;;
+    *thread*)  SAN_RT="$(gcc -print-file-name=libtsan.so):" ;;
 esac
 # UBSan only prints by default; stopping makes a report fail the case.
 case ${SANITIZE:-} in
@@ -30,7 +38,24 @@ case ${SANITIZE:-} in
 esac
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
-export HC_TEST_BUILD=$BUILD HC_TEST_LIB=$LIB MPIEXEC
+export HC_TEST_BUILD=$BUILD MPIEXEC OMPI_MPIEXEC
+
+# use_family FAMILY: the launcher (LAUNCH), the library (LIB), where its MPI programs are
+# (MPI_DIR) and the prefix of its case names (CASE_PREFIX); env_opt NAME VALUE appends the
+# launcher's option for one environment variable of the ranks to the array ENV_OPTS.
+use_family() {
+    FAMILY=$1
+    case $FAMILY in
+        mpich) LAUNCH=("$MPIEXEC") LIB=$PWD/$BUILD/lib/libhiercoll.so MPI_DIR=$BUILD
+               CASE_PREFIX="" ;;
+        ompi)  LAUNCH=("$OMPI_MPIEXEC" --oversubscribe) LIB=$PWD/$BUILD/lib/libhiercoll-ompi.so
+               MPI_DIR=$BUILD/ompi CASE_PREFIX="ompi/" ;;
+    esac
+    export HC_FAMILY=$FAMILY HC_TEST_LIB=$LIB
+}
+env_opt() {
+    if [ "$FAMILY" = ompi ]; then ENV_OPTS+=(-x "$1=$2"); else ENV_OPTS+=(-genv "$1" "$2"); fi
+}
 
 passed=0 failed=0 skipped=0
 failures=()
@@ -84,44 +109,53 @@ for bin in "$BUILD"/tests/unit/test_*; do
 done
 
 # --- MPI tests ---------------------------------------------------------------------------
-for src in tests/mpi/*.c tests/mpi/*.f90; do
-    [ -f "$src" ] || continue
-    prog=$(basename "${src%.*}")
-    bin=$BUILD/tests/mpi/$prog
-    while IFS= read -r spec; do
-        np="2" preload="both" timeout=120 envs=""
-        for kv in $spec; do
-            case $kv in
-                np=*) np=${kv#np=} ;;
-                preload=*) preload=${kv#preload=} ;;
-                timeout=*) timeout=${kv#timeout=} ;;
-                env=*) envs=${kv#env=} ;;
-            esac
-        done
-        genv=()
-        if [ -n "$envs" ]; then
-            IFS=',' read -ra pairs <<<"$envs"
-            for p in "${pairs[@]}"; do genv+=(-genv "${p%%=*}" "${p#*=}"); done
-        fi
-        case $preload in both) modes="vendor preload" ;; yes) modes=preload ;; *) modes=vendor ;; esac
-        for n in ${np//,/ }; do
-            for mode in $modes; do
-                name="mpi/$prog np=$n $mode${envs:+ $envs}"
-                if [ "$mode" = preload ]; then
-                    run_case "$name" "$timeout" "$MPIEXEC" -n "$n" -genv LD_PRELOAD "$PRELOAD" \
-                        "${genv[@]}" "$bin"
-                else
-                    run_case "$name" "$timeout" "$MPIEXEC" -n "$n" "${genv[@]}" "$bin"
-                fi
+for family in $FAMILIES; do
+    use_family "$family"
+    for src in tests/mpi/*.c tests/mpi/*.f90; do
+        [ -f "$src" ] || continue
+        prog=$(basename "${src%.*}")
+        bin=$MPI_DIR/tests/mpi/$prog
+        while IFS= read -r spec; do
+            np="2" preload="both" timeout=120 envs=""
+            for kv in $spec; do
+                case $kv in
+                    np=*) np=${kv#np=} ;;
+                    preload=*) preload=${kv#preload=} ;;
+                    timeout=*) timeout=${kv#timeout=} ;;
+                    env=*) envs=${kv#env=} ;;
+                esac
             done
-        done
-    done < <(grep -o 'hc-test:.*' "$src" | sed -e 's/^hc-test://' -e 's/\*\/.*$//')
+            ENV_OPTS=()
+            if [ -n "$envs" ]; then
+                IFS=',' read -ra pairs <<<"$envs"
+                for p in "${pairs[@]}"; do env_opt "${p%%=*}" "${p#*=}"; done
+            fi
+            case $preload in both) modes="vendor preload" ;; yes) modes=preload ;; *) modes=vendor ;; esac
+            for n in ${np//,/ }; do
+                for mode in $modes; do
+                    name="${CASE_PREFIX}mpi/$prog np=$n $mode${envs:+ $envs}"
+                    opts=("${ENV_OPTS[@]}")
+                    if [ "$mode" = preload ]; then
+                        ENV_OPTS=()
+                        env_opt LD_PRELOAD "$SAN_RT$LIB"
+                        opts=("${ENV_OPTS[@]}" "${opts[@]}")
+                    fi
+                    run_case "$name" "$timeout" "${LAUNCH[@]}" -n "$n" "${opts[@]}" "$bin"
+                done
+            done
+        done < <(grep -o 'hc-test:.*' "$src" | sed -e 's/^hc-test://' -e 's/\*\/.*$//')
+    done
 done
 
 # --- end-to-end --------------------------------------------------------------------------
 for script in tests/e2e/*.sh; do
     [ -f "$script" ] || continue
-    run_case "e2e/$(basename "$script" .sh)" 600 bash "$script"
+    families=mpich
+    grep -q 'hc-test: each-family' "$script" && families=$FAMILIES
+    for family in $families; do
+        use_family "$family"
+        run_case "${CASE_PREFIX}e2e/$(basename "$script" .sh)" 600 bash "$script"
+    done
 done
 
 elapsed=$(( $(date +%s) - t_start ))

@@ -1,8 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages hiercoll needs, only those that are missing.
 # Quiet and instant when everything is present; prints the exact command when not root.
+# MPI_FAMILIES (default "mpich ompi") says which MPI families to install: MPICH, Open MPI.
 set -e
-PKGS="mpich libmpich-dev gfortran libnuma-dev libhwloc-dev hwloc libunwind-dev libmetis-dev libscotch-dev"
+PKGS="gfortran libnuma-dev libhwloc-dev hwloc libunwind-dev libmetis-dev libscotch-dev"
+for family in ${MPI_FAMILIES:-mpich ompi}; do
+    case $family in
+        mpich) PKGS="$PKGS mpich libmpich-dev" ;;
+        ompi) PKGS="$PKGS openmpi-bin libopenmpi-dev" ;;
+    esac
+done
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

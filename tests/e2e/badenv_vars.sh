@@ -3,13 +3,11 @@
 # and empty values: the program stops at MPI_Init with exactly one line naming the variable and
 # the value, a non-zero exit, and no crash. Well-formed values (the defaults) still run, and an
 # unknown HIERCOLL_* name is one warning with a suggestion. Most cases run the program directly
-# (MPICH singleton: the check comes before the vendor's init); a few go through mpiexec.mpich to check
+# (a singleton: the check comes before the vendor's init); a few go through the launcher to check
 # that every rank stops and only one prints.
-set -u
-BUILD=${HC_TEST_BUILD:-build}
-LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-PROG=$BUILD/tests/mpi/test_fault_loop
+# hc-test: each-family
+. "$(dirname "$0")/mpi_family.bash"
+PROG=$FAMILY_DIR/tests/mpi/test_fault_loop
 DEF=common/hc_config_vars.def
 [ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
 tmp=$(mktemp -d)
@@ -98,8 +96,8 @@ fi
 
 # Under the launcher: every rank exits non-zero, one line in all (rank 0 speaks).
 cases=$((cases + 1))
-timeout 60 "$MPIEXEC" -n 3 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_SHM_LIMIT 5Q "$PROG" \
-    >"$tmp/out" 2>"$tmp/err"
+mpi_cmd 3 LD_PRELOAD="$LIB" HIERCOLL_SHM_LIMIT=5Q "$PROG"
+timeout 60 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$(grep -c 'hiercoll: error: HIERCOLL_SHM_LIMIT' "$tmp/err")" -ne 1 ]; then
     echo "FAIL under $MPIEXEC -n 3: exit $rc"; sed 's/^/    /' "$tmp/err" | head; fail=1
@@ -107,8 +105,8 @@ fi
 
 # An unknown name: one warning with the nearest known name, and the run completes.
 cases=$((cases + 1))
-timeout 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_BCST shm "$PROG" --iters 2 \
-    >"$tmp/out" 2>"$tmp/err"
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_BCST=shm "$PROG" --iters 2
+timeout 60 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -ne 0 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
     ! grep -q "unknown variable HIERCOLL_BCST.*did you mean HIERCOLL_BCAST" "$tmp/err"; then

@@ -6,8 +6,11 @@
 # hiercoll prints tells the paths apart, so strace counts the bytes those calls move; the CMA
 # probes at setup (hiercoll's and MPICH's) move 8 bytes a call and are left out. The loop
 # program's allreduce (bytes/16, here 4 KiB) runs in the vendor: MPICH moves 64 KiB messages
-# by CMA itself, not 4 KiB ones.
+# by CMA itself, not 4 KiB ones; Open MPI's shared-memory transport is told not to use CMA.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
+vendor_env=()
+[ "$HC_FAMILY" = ompi ] && vendor_env=(OMPI_MCA_btl_vader_single_copy_mechanism=none)
 command -v strace >/dev/null || { echo "skip: strace not installed"; exit 77; }
 strace -qq -o /dev/null true 2>/dev/null || { echo "skip: strace cannot trace here"; exit 77; }
 np=3 iters=6
@@ -15,13 +18,13 @@ np=3 iters=6
 # run NAME BYTES WANT ENV...: WANT bytes moved by CMA in total over the run.
 run() {
     local name=$1 bytes=$2 want=$3; shift 3
-    local genv=() kv got
-    for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
+    local got
     rm -rf "$tmp/trace"; mkdir "$tmp/trace"
-    timeout 120 "$MPIEXEC" -n "$np" -genv LD_PRELOAD "$LIB" -genv HIERCOLL_ALLREDUCE vendor \
-        -genv HIERCOLL_VERBOSE 2 "${genv[@]}" strace -qq -f -ff -o "$tmp/trace/st" \
+    mpi_cmd "$np" LD_PRELOAD="$LIB" HIERCOLL_ALLREDUCE=vendor HIERCOLL_VERBOSE=2 \
+        "${vendor_env[@]}" "$@" strace -qq -f -ff -o "$tmp/trace/st" \
         -e trace=process_vm_readv,process_vm_writev "$PROG" --bytes "$bytes" --iters "$iters" \
-        --comms 1 >"$tmp/out" 2>"$tmp/err"
+        --comms 1
+    timeout 120 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" -ne 0 ] || ! grep -q "checks on $np ranks, 0 failed" "$tmp/out"; then
         echo "FAIL $name: exit $rc"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return

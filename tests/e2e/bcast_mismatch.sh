@@ -3,14 +3,16 @@
 # one line naming both sizes, for the queue's data fragments and its inline path, messages of
 # several segments (512 KiB each) and the single-copy path: no hang, no overrun of the smaller
 # buffer. The time limit turns a hang into a failure.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
-PROG=$PWD/$BUILD/tests/mpi/test_bcast_mismatch
+PROG=$PWD/$FAMILY_DIR/tests/mpi/test_bcast_mismatch
 [ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
 
-check() { # name reader-bytes root-bytes [launcher options]
+check() { # name reader-bytes root-bytes [VAR=VALUE...]
     local name=$1 want=$2 sent=$3
     shift 3
-    timeout 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "$@" "$PROG" "$want" "$sent" >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 2 LD_PRELOAD="$LIB" "$@" "$PROG" "$want" "$sent"
+    timeout 60 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" -eq 124 ]; then
         echo "FAIL $name: the job hung"; fail=1
@@ -29,6 +31,6 @@ check "inline sizes differ" 40 20
 check "reader longer by a segment" 1572864 1048576
 check "reader shorter by a segment" 1048576 1572864
 check "one byte apart, two segments" 600001 600000
-check "single copy, reader short" 100000 300000 -genv HIERCOLL_BCAST shm-cma
-check "single copy, reader long" 300000 100000 -genv HIERCOLL_BCAST shm-cma
+check "single copy, reader short" 100000 300000 HIERCOLL_BCAST=shm-cma
+check "single copy, reader long" 300000 100000 HIERCOLL_BCAST=shm-cma
 exit "$fail"

@@ -6,6 +6,7 @@
 # covers a ring of s fragments of f bytes, the cells and the head (the region's layout,
 # bcast_shm.c) plus less than two pages of rounding, M + K = N, K = 0, node X exists. Off,
 # nothing is printed.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 [ -d /sys/devices/system/node/node0 ] || { echo "skip: no NUMA nodes in /sys"; exit 77; }
 page=$(getconf PAGESIZE)
@@ -13,10 +14,8 @@ page=$(getconf PAGESIZE)
 # run NAME ENV...: 2 ranks, 2 communicators (world and a dup), output in $tmp/out, $tmp/err.
 run() {
     local name=$1; shift
-    local genv=() kv
-    for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
-    timeout 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "${genv[@]}" "$PROG" --iters 4 \
-        --comms 2 >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 2 LD_PRELOAD="$LIB" "$@" "$PROG" --iters 4 --comms 2
+    timeout 60 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" -ne 0 ] || ! grep -q "checks on 2 ranks, 0 failed" "$tmp/out"; then
         echo "FAIL $name: exit $rc"; cat "$tmp/out" "$tmp/err" | head -20; fail=1; return 1

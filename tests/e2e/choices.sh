@@ -7,16 +7,18 @@
 #  3. A tuning file: `allreduce * * * ring1d` gives one point-to-point ring, `bcast * * *
 #     vendor` no queue; a rule saying `auto` leaves the built-in choice.
 #  4. An MPI info key beats the environment, both ways (hiercoll-bench sets hiercoll_bcast).
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
-BENCH=$PWD/$BUILD/bin/hiercoll-bench
+BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
 
-# run NP [launcher options...]: the fault loop (checked broadcasts of 1 MiB and allreduces of 64 KiB
+# run NP [VAR=VALUE...]: the fault loop (checked broadcasts of 1 MiB and allreduces of 64 KiB
 # vectors) under the preload at verbose level 2; stops the script if it fails.
 run() {
     local np=$1
     shift
-    "$MPIEXEC" -n "$np" -genv LD_PRELOAD "$LIB" -genv HIERCOLL_VERBOSE 2 "$@" \
-        "$PROG" --iters 4 --bytes 1048576 --comms 2 >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd "$np" LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=2 "$@" "$PROG" --iters 4 --bytes 1048576 \
+        --comms 2
+    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" -ne 0 ] || ! grep -q "checks on $np ranks, 0 failed" "$tmp/out"; then
         echo "FAIL (np $np $*): exit $rc"; cat "$tmp/out" "$tmp/err" | head -20; exit 1
@@ -26,30 +28,31 @@ run() {
 expect() { grep -q -- "$2" "$tmp/err" || { echo "FAIL: $1: no line matching '$2'"; grep -E "lattice|queue|warning" "$tmp/err" | head; fail=1; }; }
 refuse() { ! grep -q -- "$2" "$tmp/err" || { echo "FAIL: $1: unexpected '$2'"; fail=1; }; }
 
-run 8 -genv HIERCOLL_VIRTUAL_NODE_SIZE 2
+run 8 HIERCOLL_VIRTUAL_NODE_SIZE=2
 expect "cost model on 4 nodes of 2" "allreduce on 8 ranks: lattice 2x2x2 (ranks per node x nodes, cost model)"
 
-run 6 -genv HIERCOLL_RING_DIMS 3x2 -genv HIERCOLL_ALLREDUCE ring
+run 6 HIERCOLL_RING_DIMS=3x2 HIERCOLL_ALLREDUCE=ring
 expect "forced lattice" "allreduce on 6 ranks: lattice 3x2 (HIERCOLL_RING_DIMS)"
-run 6 -genv HIERCOLL_RING_DIMS 2x2 -genv HIERCOLL_ALLREDUCE ring
+run 6 HIERCOLL_RING_DIMS=2x2 HIERCOLL_ALLREDUCE=ring
 expect "lattice that does not fit" "warning: HIERCOLL_RING_DIMS=2x2 does not multiply to the communicator size 6"
 [ "$(grep -c "warning: HIERCOLL_RING_DIMS" "$tmp/err")" -eq 1 ] || { echo "FAIL: the RING_DIMS warning is not said once"; fail=1; }
 refuse "lattice that does not fit" "lattice 2x2 "
 
 printf 'hiercoll-tuning 1\nallreduce * * * ring1d\nbcast * * * vendor\n' >"$tmp/tune"
-run 4 -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 -genv HIERCOLL_TUNING "$tmp/tune"
+run 4 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_TUNING="$tmp/tune"
 expect "tuning file: ring1d" "allreduce on 4 ranks: lattice 4 (one ring), first dimension through point to point"
 refuse "tuning file: bcast vendor" "bcast queue:"
 printf 'hiercoll-tuning 1\nallreduce * * * auto\nbcast * * * auto\nallreduce * * * vendor\n' >"$tmp/tune"
-run 4 -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 -genv HIERCOLL_TUNING "$tmp/tune"
+run 4 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_TUNING="$tmp/tune"
 expect "tuning file: auto" "allreduce on 4 ranks: lattice 2x2 (ranks per node x nodes, cost model)"
 expect "tuning file: auto bcast" "bcast queue:"
 
 # bench ENV_ALGO INFO_ALGO: the environment says one thing, the info key on the bench's
 # "hiercoll" communicator another; results are verified (last CSV field: errors).
 bench() {
-    "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_VERBOSE 2 -genv HIERCOLL_BCAST "$1" \
-        "$BENCH" --coll bcast --bcast-algo "$2" --sizes 64K --iters 2 --csv >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=2 HIERCOLL_BCAST="$1" \
+        "$BENCH" --coll bcast --bcast-algo "$2" --sizes 64K --iters 2 --csv
+    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     if [ $? -ne 0 ] || ! grep -q "^MPI_Bcast,[^,]*,[^,]*,2,65536,.*,0$" "$tmp/out"; then
         echo "FAIL: bench, HIERCOLL_BCAST=$1, info $2"; cat "$tmp/out" "$tmp/err" | head; exit 1
     fi

@@ -2,8 +2,14 @@
 # with the preload, and short real runs' --csv is parsed back (every size of both collectives,
 # every pattern asked for, no wrong results, ratio = hiercoll / vendor); a broadcast that
 # moves nothing is caught in every pattern; --tune writes the choice its measurements give, and
-# MPI_Init accepts the file.
+# MPI_Init accepts the file. The command follows $MPIEXEC: Hydra's options and libhiercoll.so,
+# or Open MPI's and libhiercoll-ompi.so.
+# hc-test: each-family
 . tests/e2e/cli_common.bash
+# env_re NAME VALUE: the launcher's option for a variable, as a regular expression
+env_re() { if [ "$HC_FAMILY" = ompi ]; then echo "-x $1=$2"; else echo "-genv $1 $2"; fi; }
+bind_re="-bind-to core" over_re=""
+[ "$HC_FAMILY" = ompi ] && bind_re="--bind-to core" over_re="--oversubscribe "
 
 expect_status 2 "$HC" bench --coll gather
 expect_in "$TMP/err" "bad --coll 'gather'"
@@ -22,12 +28,13 @@ expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 
 expect_status 0 "$HC" bench --dry-run --np 4 --vnode 2 --coll bcast --sizes 1K --iters 3
-expect_in "$TMP/out" "^$MPIEXEC -n 4 (-bind-to core )?-genv LD_PRELOAD /[^ ]*/libhiercoll\.so -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 /[^ ]*/hiercoll-bench --coll bcast --sizes 1K --iters 3$"
+placement="($bind_re |$over_re)"
+expect_in "$TMP/out" "^$MPIEXEC -n 4 $placement?$(env_re LD_PRELOAD "/[^ ]*/libhiercoll$SUFFIX\.so") $(env_re HIERCOLL_VIRTUAL_NODE_SIZE 2) /[^ ]*/hiercoll-bench$SUFFIX --coll bcast --sizes 1K --iters 3$"
 
 # Pinned when every rank has a core.
 if [ "$(nproc)" -ge 2 ]; then
     expect_status 0 "$HC" bench --dry-run --np 2 --sizes 1K
-    expect_in "$TMP/out" "^$MPIEXEC -n 2 -bind-to core -genv LD_PRELOAD "
+    expect_in "$TMP/out" "^$MPIEXEC -n 2 $bind_re $(env_re LD_PRELOAD "")"
 fi
 
 expect_status 0 "$HC" bench --np 2 --sizes 8,4K --iters 5 --csv
@@ -67,14 +74,17 @@ PY
 
 # A broadcast that moves nothing (a PMPI shim whose MPI_Bcast returns at once) must be seen as
 # wrong in every pattern, warm and cold included, where receiving buffers are only stamped.
-mpicc.mpich -shared -fPIC -o "$TMP/noop.so" -x c - <<'C' || fail "build the no-op shim"
+"$MPICC" -shared -fPIC -o "$TMP/noop.so" -x c - <<'C' || fail "build the no-op shim"
 #include <mpi.h>
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c) { return MPI_SUCCESS; }
+#if MPI_VERSION >= 4
 int MPI_Bcast_c(void *b, MPI_Count n, MPI_Datatype t, int root, MPI_Comm c) { return MPI_SUCCESS; }
+#endif
 C
 for p in rotate-fresh-latency fixed-warm-stream fixed-cold-latency rotate-warm-stream; do
-    "$MPIEXEC" -n 2 -genv LD_PRELOAD "$TMP/noop.so" "$PWD/$BUILD/bin/hiercoll-bench" --coll bcast \
-        --sizes 8,5000 --iters 16 --pattern "$p" --csv >"$TMP/out" 2>"$TMP/err" &&
-        fail "a no-op broadcast passed the bench's checks in $p"
+    mpi_cmd 2 LD_PRELOAD="$TMP/noop.so" "$PWD/$BUILD/bin/hiercoll-bench$SUFFIX" --coll bcast \
+        --sizes 8,5000 --iters 16 --pattern "$p" --csv
+    "${MPI_CMD[@]}" >"$TMP/out" 2>"$TMP/err" && fail "a no-op broadcast passed the bench's checks in $p"
     grep -q "wrong results" "$TMP/err" || fail "no wrong results reported in $p"
 done
 
@@ -106,7 +116,8 @@ for size in (64, 65536):
     rule = [r for r in rules if r[0] == "bcast" and covers(r[1], size)][0]
     assert rule[2:] == ["2", "1", best], (size, rule, spread)
 PY
-"$MPIEXEC" -n 2 -genv LD_PRELOAD "$PWD/$BUILD/lib/libhiercoll.so" -genv HIERCOLL_TUNING "$TMP/tune" \
-    "$PWD/$BUILD/bin/hiercoll-bench" --coll bcast --sizes 1K --iters 1 >"$TMP/out" 2>"$TMP/err" ||
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_TUNING="$TMP/tune" "$PWD/$BUILD/bin/hiercoll-bench$SUFFIX" \
+    --coll bcast --sizes 1K --iters 1
+"${MPI_CMD[@]}" >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err"; fail "MPI_Init refused the tuning file --tune wrote"; }
 echo "ok"

@@ -1,10 +1,8 @@
-# Sourced by tests/e2e/cli_*.sh, report_*.sh, demo*.sh: paths and small checks.
+# Sourced by tests/e2e/cli_*.sh, report_*.sh, demo*.sh, map_*.sh, remap_*.sh: paths, the MPI
+# family (mpi_family.bash: the hiercoll command follows $MPIEXEC) and small checks.
 # (Not a *.sh file so that tests/run.sh does not run it as a test.)
-set -u
-BUILD=${HC_TEST_BUILD:-${BUILD:-build}}
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_family.bash"
 HC=$PWD/$BUILD/bin/hiercoll
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-export MPIEXEC
 TMP=$(mktemp -d /tmp/hc-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 

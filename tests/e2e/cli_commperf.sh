@@ -1,7 +1,10 @@
 # hiercoll commperf: usage errors exit 2; a real run on 4 ranks in 2 virtual nodes writes a
 # machine file with the "network" and "numa" levels (parsed back through --json and by hand);
 # corrupt machine files are rejected with FILE:LINE: reason.
+# hc-test: each-family
 . tests/e2e/cli_common.bash
+vnode2="-genv HIERCOLL_VIRTUAL_NODE_SIZE 2"
+[ "$HC_FAMILY" = ompi ] && vnode2="(--oversubscribe )?-x HIERCOLL_VIRTUAL_NODE_SIZE=2"
 
 expect_status 2 "$HC" commperf --np 1
 expect_status 2 "$HC" commperf --size 0
@@ -9,7 +12,7 @@ expect_status 2 "$HC" commperf --vnode -1
 expect_status 2 "$HC" commperf stray
 expect_status 0 "$HC" commperf --help
 expect_status 0 "$HC" commperf --dry-run --np 4 --vnode 2 --out m.txt
-expect_in "$TMP/out" "^$MPIEXEC -n 4 -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 /[^ ]*/hiercoll-commperf --out m.txt"
+expect_in "$TMP/out" "^$MPIEXEC -n 4 $vnode2 /[^ ]*/hiercoll-commperf$SUFFIX --out m.txt"
 
 expect_status 0 "$HC" commperf --np 4 --vnode 2 --iters 40 --size 256K --out "$TMP/m.txt" --json
 expect_in "$TMP/err" "\[1/2\] network"

@@ -5,12 +5,13 @@
 # both single-copy paths are forced. A run without the fault must take them (else CMA is not
 # permitted here at all, and the case is skipped). Reads the verbose output: "bcast queue:
 # ... cma=yes|no" per rank, and rank 0's "allreduce node dimension ...: single copy|staged".
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 
 run() {
-    "$MPIEXEC" -n 3 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_VERBOSE 2 -genv HIERCOLL_BCAST shm-cma \
-        -genv HIERCOLL_ALLREDUCE_CMA_THRESHOLD 0 "$@" \
-        "$PROG" --iters 6 --bytes 4194304 --comms 3 >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 3 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=2 HIERCOLL_BCAST=shm-cma \
+        HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0 "$@" "$PROG" --iters 6 --bytes 4194304 --comms 3
+    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" -ne 0 ] || ! grep -q "checks on 3 ranks, 0 failed" "$tmp/out"; then
         echo "FAIL ($*): exit $rc"; cat "$tmp/out" "$tmp/err" | head -20; exit 1
@@ -25,7 +26,7 @@ fi
 grep -q "allreduce node dimension.*single copy" "$tmp/err" ||
     { echo "FAIL: without the fault the allreduce did not go single-copy"; fail=1; }
 
-run -genv HIERCOLL_FAULT_CMA 2
+run HIERCOLL_FAULT_CMA=2
 [ "$(queues yes)" -eq 0 ] && [ "$(queues no)" -ge 3 ] ||
     { echo "FAIL: with rank 1's probes failing, queues with cma=yes: $(queues yes), cma=no: $(queues no)"; fail=1; }
 grep -q "allreduce node dimension.*single copy" "$tmp/err" &&

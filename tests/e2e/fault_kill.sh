@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A job whose rank dies inside a collective ends, leaves no process behind and nothing in
-# /dev/shm. Cases (4 ranks under mpiexec.mpich, with the preload):
+# /dev/shm. Cases (4 ranks under the MPI family's launcher, with the preload):
 #   a rank sends itself SIGKILL while the others wait in the broadcast (plain, virtual nodes);
 #   a rank calls MPI_Abort there; a rank is killed from outside in the middle of a loop of
 #   collectives; the launcher gets SIGINT (Ctrl-C) in the middle of the loop.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 uid=$(id -u)
 
@@ -40,21 +41,21 @@ check_clean() {
     echo "done $name: exit $rc after ${secs}s"
 }
 
-run() { # NAME ENV-ARGS... -- PROGRAM-ARGS...
+run() { # NAME [VAR=VALUE...] -- PROGRAM-ARGS...
     local name=$1 t0 rc
     shift
-    local genv=()
-    while [ "$1" != -- ]; do genv+=(-genv "$1" "$2"); shift 2; done
+    local env=()
+    while [ "$1" != -- ]; do env+=("$1"); shift; done
     shift
     t0=$(date +%s)
-    timeout -k 5 100 "$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" "${genv[@]}" "$PROG" --pids "$@" \
-        >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 4 LD_PRELOAD="$LIB" "${env[@]}" "$PROG" --pids "$@"
+    timeout -k 5 100 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check_clean "$name" $rc $(($(date +%s) - t0))
 }
 
 run "SIGKILL inside bcast" -- --iters 30 --kill 1:5
-run "SIGKILL of a segment creator, virtual nodes" HIERCOLL_VIRTUAL_NODE_SIZE 2 -- --iters 30 --kill 2:7 --comms 1
+run "SIGKILL of a segment creator, virtual nodes" HIERCOLL_VIRTUAL_NODE_SIZE=2 -- --iters 30 --kill 2:7 --comms 1
 run "MPI_Abort inside bcast" -- --iters 30 --abort 2:4
 run "MPI_Abort, large messages" -- --iters 30 --abort 3:6 --bytes 4000000
 
@@ -62,8 +63,8 @@ run "MPI_Abort, large messages" -- --iters 30 --abort 3:6 --bytes 4000000
 outside() { # NAME SIGNAL TARGET(rank number or "launcher")
     local name=$1 sig=$2 target=$3 t0 mp rc victim
     t0=$(date +%s)
-    timeout -k 5 100 "$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" "$PROG" --pids --iters 0 \
-        --bytes 300000 >"$tmp/out" 2>"$tmp/err" &
+    mpi_cmd 4 LD_PRELOAD="$LIB" "$PROG" --pids --iters 0 --bytes 300000
+    timeout -k 5 100 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" &
     mp=$!
     for _ in $(seq 100); do
         [ "$(grep -c '^pid ' "$tmp/out")" -ge 4 ] && break

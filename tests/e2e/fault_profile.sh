@@ -3,10 +3,12 @@
 # through a regular file): one warning, the program's own output and exit status unchanged,
 # no half-written file left.
 # The two file-system cases mount a tmpfs in a private mount namespace (unshare -m).
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 
 # The reference: the same run without the profiler.
-"$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" "$PROG" --iters 4 >"$tmp/ref" 2>&1 || {
+mpi_cmd 2 LD_PRELOAD="$LIB" "$PROG" --iters 4
+"${MPI_CMD[@]}" >"$tmp/ref" 2>&1 || {
     echo "reference run failed"; cat "$tmp/ref"; exit 1; }
 
 # check NAME: compares $tmp/out/$tmp/err/$tmp/rc with the reference.
@@ -31,15 +33,17 @@ mkdir -p "$tmp/mnt"
 # run NAME MOUNT-OPTIONS PROFILE-PATH (MOUNT-OPTIONS empty: no mount)
 run() {
     local name=$1 opts=$2 dir=$3
+    mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_PROFILE="$dir" "$PROG" --iters 4
+    # sh -c 'SCRIPT' TMP OPTS FILL RO JOB...
     timeout 120 unshare -m sh -c '
-        if [ -n "$4" ]; then mount -t tmpfs -o "$4" tmpfs "$5" 2>/dev/null || { echo 77 >"$6/rc"; exit; }; fi
-        [ -n "$7" ] && dd if=/dev/zero of="$5/fill" bs=4k count=1000 2>/dev/null
-        [ -n "$8" ] && mount -o remount,ro "$5"
-        "$0" -n 2 -genv LD_PRELOAD "$1" -genv HIERCOLL_PROFILE "$3" "$2" --iters 4 \
-            >"$6/out" 2>"$6/err"
-        echo $? >"$6/rc"
-        ls -A "$5" | grep -v "^fill$" >"$6/left"' \
-        "$MPIEXEC" "$LIB" "$PROG" "$dir" "$opts" "$tmp/mnt" "$tmp" "${FILL:-}" "${RO:-}"
+        if [ -n "$1" ]; then mount -t tmpfs -o "$1" tmpfs "$0/mnt" 2>/dev/null || { echo 77 >"$0/rc"; exit; }; fi
+        [ -n "$2" ] && dd if=/dev/zero of="$0/mnt/fill" bs=4k count=1000 2>/dev/null
+        [ -n "$3" ] && mount -o remount,ro "$0/mnt"
+        shift 3
+        "$@" >"$0/out" 2>"$0/err"
+        echo $? >"$0/rc"
+        ls -A "$0/mnt" | grep -v "^fill$" >"$0/left"' \
+        "$tmp" "$opts" "${FILL:-}" "${RO:-}" "${MPI_CMD[@]}"
     check "$name"
     if [ -s "$tmp/left" ]; then
         echo "FAIL $name: half-written files left: $(cat "$tmp/left")"; fail=1
@@ -52,8 +56,8 @@ else
     echo "skip read-only and full file systems: unshare -m not permitted"
 fi
 touch "$tmp/file"
-"$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$tmp/file/prof" "$PROG" --iters 4 \
-    >"$tmp/out" 2>"$tmp/err"
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_PROFILE="$tmp/file/prof" "$PROG" --iters 4
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"
 check "path through a regular file"
 exit "$fail"

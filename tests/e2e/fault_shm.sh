@@ -7,6 +7,7 @@
 #     (unshare -m; skipped where that is not permitted). UCX is kept off shared memory there
 #     (UCX_TLS=tcp,self). Segments are memfds first, named /dev/shm ones only when the peers
 #     cannot open a memfd: either way no SIGBUS and correct results.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 
 # check NAME NP: the run in $tmp/out, $tmp/err passed, warned, once per rank at most.
@@ -32,22 +33,26 @@ check() {
 }
 
 for nth in 1 3; do
-    timeout 120 "$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_FAULT_SHM $nth \
-        "$PROG" --iters 16 --comms 4 >"$tmp/out" 2>"$tmp/err"
+    mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_FAULT_SHM=$nth "$PROG" --iters 16 --comms 4
+    timeout 120 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     check "HIERCOLL_FAULT_SHM=$nth np=4" $? 4
 done
-timeout 120 "$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_FAULT_SHM 1 \
-    -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 "$PROG" --iters 16 --comms 4 >"$tmp/out" 2>"$tmp/err"
+mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_FAULT_SHM=1 HIERCOLL_VIRTUAL_NODE_SIZE=2 "$PROG" \
+    --iters 16 --comms 4
+timeout 120 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
 check "HIERCOLL_FAULT_SHM=1 np=4 virtual nodes of 2" $? 4
 
 if unshare -m true 2>/dev/null; then
+    # The vendor kept off shared memory too: UCX (MPICH), the TCP transport (Open MPI).
+    mpi_cmd 4 UCX_TLS=tcp,self OMPI_MCA_btl=tcp,self OMPI_MCA_pml=ob1 LD_PRELOAD="$LIB" "$PROG" \
+        --iters 16 --comms 4
     timeout 180 unshare -m sh -c '
         mount -t tmpfs -o size=2m tmpfs /dev/shm || exit 77
-        "$0" -n 4 -genv UCX_TLS tcp,self -genv LD_PRELOAD "$1" "$2" --iters 16 --comms 4
+        "$@"
         rc=$?
         left=$(ls /dev/shm | grep -c "^hiercoll-")
         [ "$left" -eq 0 ] || { echo "$left segment(s) left in the full /dev/shm" >&2; exit 98; }
-        exit $rc' "$MPIEXEC" "$LIB" "$PROG" >"$tmp/out" 2>"$tmp/err"
+        exit $rc' sh "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" -eq 77 ]; then
         echo "skip full /dev/shm: cannot mount a tmpfs here"

@@ -3,7 +3,10 @@
 # with Hydra's fork launcher: every "host" is this machine, but Hydra still starts one proxy
 # per machinefile line and binds that proxy's ranks by the line's binding=user: list, as it
 # does on a cluster. So ranks of one line must share a proxy process and other lines not.
+# Open MPI's rankfile is launched by remap_stencil.sh and remap_launcher.sh (one host).
+# hc-test: each-family
 . tests/e2e/cli_common.bash
+[ "$HC_FAMILY" = mpich ] || { echo "skip: the machinefile is for MPICH's Hydra"; exit 77; }
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores"; exit 77; }
 
 # tests/e2e/pairs8.graph: 8 tasks in 4 heavy pairs joined by a light ring; a good mapping keeps

@@ -3,8 +3,9 @@
 # profile goes to DIR.1, DIR.2; an empty one is taken), HIERCOLL_PROFILE empty, a trailing
 # slash, a relative path, and a program that never calls MPI_Finalize. The program's exit
 # status never changes, a failure is one warning, and nothing half-written is left.
+# hc-test: each-family
 . tests/e2e/prof_common.bash
-PROG=$PWD/$BUILD/tests/mpi/test_prof_nofinal
+PROG=$PWD/$FAMILY_DIR/tests/mpi/test_prof_nofinal
 FILES="taskgraph.graph comm_bytes.csv comm_msgs.csv taskgraph.dot machine.txt ranks.csv
        callsites.csv callsites.txt functions.csv summary.txt"
 
@@ -66,14 +67,15 @@ mkdir "$TMP/off"
 echo "ok   HIERCOLL_PROFILE empty: one line at init, nothing written"
 
 # No MPI_Finalize: nothing written, the same exit status as without the library.
-timeout -k 5 60 "$MPIEXEC" -n 2 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$TMP/nofin" \
-    "$PROG" nofinalize >"$TMP/log" 2>&1 </dev/null
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_PROFILE="$TMP/nofin" "$PROG" nofinalize
+timeout -k 5 60 "${MPI_CMD[@]}" >"$TMP/log" 2>&1 </dev/null
 rc_pre=$?
-# Hydra's status for a rank that returns without MPI_Finalize depends on timing (0 or 1 from
-# the vendor alone), so the library's status must be one the vendor itself gives in 3 tries.
+# The launcher's status for a rank that returns without MPI_Finalize depends on timing (0 or 1
+# from Hydra alone), so the library's status must be one the vendor itself gives in 3 tries.
 vendor_rcs=""
+mpi_cmd 2 "$PROG" nofinalize
 for try in 1 2 3; do
-    timeout -k 5 60 "$MPIEXEC" -n 2 "$PROG" nofinalize >/dev/null 2>&1 </dev/null
+    timeout -k 5 60 "${MPI_CMD[@]}" >/dev/null 2>&1 </dev/null
     rc_vendor=$?
     vendor_rcs="$vendor_rcs $rc_vendor"
     [ "$rc_pre" -eq "$rc_vendor" ] && break

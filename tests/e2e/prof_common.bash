@@ -1,9 +1,6 @@
 # Sourced by tests/e2e/prof_*.sh: paths and a runner for the profiler's test programs.
 # (Not a *.sh file so that tests/run.sh does not run it as a test.)
-set -u
-BUILD=${HC_TEST_BUILD:-${BUILD:-build}}
-LIB=${HC_TEST_LIB:-$PWD/$BUILD/lib/libhiercoll.so}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_family.bash"
 TMP=$(mktemp -d /tmp/hc-prof.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 [ -f "$LIB" ] || { echo "no $LIB"; exit 1; }
@@ -15,8 +12,6 @@ fail() { echo "FAIL: $*"; failed=1; }
 prof_run() {
     local np=$1 dir=$2 prog=$3
     shift 3
-    local genv=()
-    for kv in "$@"; do genv+=(-genv "${kv%%=*}" "${kv#*=}"); done
-    timeout -k 5 180 "$MPIEXEC" -n "$np" -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$dir" \
-        "${genv[@]}" "$prog" >"$TMP/log" 2>&1 </dev/null
+    mpi_cmd "$np" LD_PRELOAD="$LIB" HIERCOLL_PROFILE="$dir" "$@" "$prog"
+    timeout -k 5 180 "${MPI_CMD[@]}" >"$TMP/log" 2>&1 </dev/null
 }

@@ -1,18 +1,18 @@
 # Profile-then-remap on 4 virtual nodes of 2 ranks: the bad-order stencil is profiled, the
 # mapping files are checked (costs recomputed here from the task graph), the second run goes
-# through next-run.sh and `hiercoll bind`; each rank must run on its assigned core and the
-# second run's placement must cost less than the first's. Skips (77) only when the profiler
-# writes no task graph.
+# through next-run.sh (MPICH: `hiercoll bind` in front of each rank; Open MPI: mpirun with the
+# rankfile); each rank must run on its assigned core and the second run's placement must cost
+# less than the first's. Skips (77) only when the profiler writes no task graph.
+# hc-test: each-family
 . tests/e2e/cli_common.bash
-LIB=$PWD/$BUILD/lib/libhiercoll.so
-APP=$PWD/$BUILD/examples/stencil2d
+APP=$PWD/$FAMILY_DIR/examples/stencil2d
 [ -x "$APP" ] || fail "$APP not built"
 BW="1e9,2e10"   # node:4 core:2 -> between virtual nodes, between cores
 
 cd "$TMP"
-"$MPIEXEC" -n 8 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_PROFILE "$TMP/p1" \
-    -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 -genv HIERCOLL_BANDWIDTHS "$BW" "$APP" --quick \
-    >run1.out 2>run1.err || { cat run1.out run1.err; fail "run 1 failed"; }
+mpi_cmd 8 LD_PRELOAD="$LIB" HIERCOLL_PROFILE="$TMP/p1" HIERCOLL_VIRTUAL_NODE_SIZE=2 \
+    HIERCOLL_BANDWIDTHS="$BW" "$APP" --quick
+"${MPI_CMD[@]}" >run1.out 2>run1.err || { cat run1.out run1.err; fail "run 1 failed"; }
 if [ ! -f p1/taskgraph.graph ]; then
     echo "SKIP: the profiler wrote no task graph"; exit 77
 fi
@@ -27,7 +27,12 @@ expect_in p1/mapping.txt '^bandwidths 1e\+09,2e\+10$'
 [ "$(wc -l <p1/slurm.hostfile)" = 8 ] || fail "slurm.hostfile: not 8 lines"
 awk -F'[: ]' '!/^#/ {n += $2} END {exit n != 8}' p1/machinefile || fail "machinefile: not 8 ranks"
 expect_in p1/machinefile 'binding=user:[0-9]'
-expect_in p1/next-run.sh "bind --mapping '$TMP/p1/mapping.txt' -- '$APP' '--quick'"
+if [ "$HC_FAMILY" = ompi ]; then
+    expect_in p1/next-run.sh "--rankfile '$TMP/p1/rankfile'"
+    expect_in p1/next-run.sh " -x 'HIERCOLL_MAPPING=$TMP/p1/mapping.txt' '$APP' '--quick'\$"
+else
+    expect_in p1/next-run.sh "bind --mapping '$TMP/p1/mapping.txt' -- '$APP' '--quick'"
+fi
 
 # cost PLACEMENT: model cost max over ranks from the task graph; PLACEMENT lines "rank host core"
 cost() {
@@ -68,9 +73,10 @@ read -r S_MAX S_SUM < <(cost second.txt)
 awk -v a="$S_MAX" -v b="$L_MAX" 'BEGIN { exit !(a < b) }' || fail "run 2 cost $S_MAX not below run 1's $L_MAX"
 echo "model cost max: run 1 $L_MAX s, run 2 $S_MAX s (ratio $(awk -v a="$L_MAX" -v b="$S_MAX" 'BEGIN { printf "%.2f", a / b }'))"
 
-# without `hiercoll bind`, MPI_Init warns (once per rank) that ranks are not where it says
-"$MPIEXEC" -n 8 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_MAPPING "$TMP/p1/mapping.txt" \
-    -genv HIERCOLL_VIRTUAL_NODE_SIZE 2 "$APP" --quick >run3.out 2>run3.err || fail "run 3 failed"
+# launched otherwise, MPI_Init warns (once per rank) that ranks are not where it says
+mpi_cmd 8 LD_PRELOAD="$LIB" HIERCOLL_MAPPING="$TMP/p1/mapping.txt" HIERCOLL_VIRTUAL_NODE_SIZE=2 \
+    "$APP" --quick
+"${MPI_CMD[@]}" >run3.out 2>run3.err || fail "run 3 failed"
 n=$(grep -c "assigns it" run3.err)
 [ "$n" -ge 1 ] && [ "$n" -le 8 ] || { cat run3.err; fail "run 3: $n warnings"; }
 

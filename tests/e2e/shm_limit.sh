@@ -3,12 +3,13 @@
 # gets a freed communicator's share back (tests/mpi/test_shm_limit.c says how). A limit of
 # 800K holds one 2-rank queue (2 x (256 KiB + 4 KiB)) and not two. Reads the verbose output:
 # "bcast queue:" is printed by each rank whose communicator got its segment.
+# hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
-PROG=$PWD/$BUILD/tests/mpi/test_shm_limit
+PROG=$PWD/$FAMILY_DIR/tests/mpi/test_shm_limit
 [ -x "$PROG" ] || { echo "missing $PROG"; exit 1; }
 
-"$MPIEXEC" -n 4 -genv LD_PRELOAD "$LIB" -genv HIERCOLL_SHM_LIMIT 800K -genv HIERCOLL_VERBOSE 2 \
-    "$PROG" >"$tmp/out" 2>"$tmp/err"
+mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_SHM_LIMIT=800K HIERCOLL_VERBOSE=2 "$PROG"
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -ne 0 ] || ! grep -q "checks on 4 ranks, 0 failed" "$tmp/out"; then
     echo "FAIL: exit $rc"; cat "$tmp/out" "$tmp/err"; exit 1

@@ -626,7 +626,7 @@ static void large_count_entry(MPI_Comm comm, int size)
     long long *in = malloc(sizeof(long long) * (size_t)n), *out = malloc(sizeof(long long) * (size_t)n);
     for (MPI_Count i = 0; i < n; i++)
         in[i] = (long long)i * 3 + hc_t_rank;
-    MPI_Allreduce_c(in, out, n, MPI_LONG_LONG, MPI_SUM, comm);
+    hc_t_allreduce_c(in, out, n, MPI_LONG_LONG, MPI_SUM, comm);
     MPI_Count bad = -1;
     for (MPI_Count i = 0; i < n && bad < 0; i++) {
         long long want = 0;

@@ -2,7 +2,9 @@
  * MPI_UINT8_T SUM in place, through the shared-memory node engine and the point-to-point ring
  * (ring1d), and through the single-copy engine on the second line. Every byte is checked
  * against its exact value recomputed from the ranks' patterns (the vendor would double the
- * time). Two 2 GiB buffers per rank.
+ * time). Two 2 GiB buffers per rank. MPI 3.1 (Open MPI 4.1) has no MPI_Allreduce_c: there the
+ * same bytes go as half as many elements of a contiguous pair of them, so the library still
+ * reduces more than INT_MAX elements of the named type.
  * hc-test: np=2 preload=yes timeout=300
  * hc-test: np=2 preload=yes timeout=300 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
  */
@@ -59,10 +61,24 @@ static long long check(const unsigned char *buf, size_t bytes, int size, int sum
     return first;
 }
 
+static void allreduce_bytes(const void *in, void *out, size_t bytes, MPI_Datatype dt, MPI_Op op,
+                            MPI_Comm comm)
+{
+#if HC_T_MPI4
+    MPI_Allreduce_c(in, out, (MPI_Count)bytes, dt, op, comm);
+#else
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, dt, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Allreduce(in, out, (int)(bytes / 2), pair, op, comm);
+    MPI_Type_free(&pair);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     hc_t_init(&argc, &argv);
-    size_t bytes = (size_t)INT32_MAX + 4099; /* not a multiple of 8: the tail is checked too */
+    size_t bytes = (size_t)INT32_MAX + 4099; /* even, not a multiple of 8: the tail is checked too */
     unsigned char *in = malloc(bytes), *out = malloc(bytes);
     HC_T_CHECK(in && out, "cannot allocate 2 x %zu bytes", bytes);
     static const char *algos[] = {"", "ring1d"}; /* "": one node, so the shared-memory engine */
@@ -73,7 +89,7 @@ int main(int argc, char **argv)
             fill(sum ? out : in, bytes, hc_t_rank, key);
             if (!sum)
                 memset(out, 0x5a, bytes);
-            MPI_Allreduce_c(sum ? MPI_IN_PLACE : in, out, (MPI_Count)bytes, sum ? MPI_UINT8_T : MPI_BYTE,
+            allreduce_bytes(sum ? MPI_IN_PLACE : in, out, bytes, sum ? MPI_UINT8_T : MPI_BYTE,
                             sum ? MPI_SUM : MPI_BXOR, comm);
             size_t bad;
             long long first = check(out, bytes, hc_t_size, sum, key, &bad);

@@ -59,7 +59,7 @@ static void check_bytes(MPI_Comm comm, MPI_Comm ref, size_t bytes, int root, uin
     else
         hc_t_fill(got, bytes, seed + 77 + (uint64_t)rank);
     got[bytes] = 0xA5;
-    MPI_Bcast_c(got, (MPI_Count)bytes, MPI_BYTE, root, comm);
+    hc_t_bcast_c(got, (MPI_Count)bytes, MPI_BYTE, root, comm);
     long d = hc_t_first_diff(got, want, bytes);
     HC_T_CHECK(d < 0 && got[bytes] == 0xA5, "%s: %zu bytes from root %d differ at %ld", what,
                bytes, root, d);
@@ -69,7 +69,7 @@ static void check_bytes(MPI_Comm comm, MPI_Comm ref, size_t bytes, int root, uin
             memcpy(vend, want, bytes);
         else
             hc_t_fill(vend, bytes, seed + 99);
-        MPI_Bcast_c(vend, (MPI_Count)bytes, MPI_BYTE, root, ref);
+        hc_t_bcast_c(vend, (MPI_Count)bytes, MPI_BYTE, root, ref);
         d = hc_t_first_diff(got, vend, bytes);
         HC_T_CHECK(d < 0, "%s: %zu bytes from root %d differ from the vendor at %ld", what,
                    bytes, root, d);
@@ -346,7 +346,7 @@ static void buffer_offsets(MPI_Comm comm)
                 else
                     hc_t_fill(got, bytes, seed + 1 + (uint64_t)rank);
                 got[bytes] = 0xA5;
-                MPI_Bcast_c(got, (MPI_Count)bytes, MPI_BYTE, root, comm);
+                hc_t_bcast_c(got, (MPI_Count)bytes, MPI_BYTE, root, comm);
                 long d = hc_t_first_diff(got, want, bytes);
                 HC_T_CHECK(d < 0 && got[bytes] == 0xA5,
                            "offset %zu: %zu bytes from root %d differ at %ld (guard %s)", off,

@@ -1,4 +1,5 @@
-! A Fortran program through the shim: MPICH's Fortran bindings call the C MPI_* symbols.
+! A Fortran program (`use mpi`) through the shim: MPICH's bindings call the C MPI_* symbols,
+! Open MPI's are intercepted at their Fortran names (preload/fortran.c).
 ! hc-test: np=1,2,4 preload=both timeout=120
 ! hc-test: np=4 preload=yes env=HIERCOLL_VIRTUAL_NODE_SIZE=2
 program test_fortran

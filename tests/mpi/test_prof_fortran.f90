@@ -1,5 +1,6 @@
-! Profiler from Fortran: MPICH's bindings call the C MPI_* symbols, so the same wrappers count
-! the traffic, and call sites skip the binding layer to land in this program.
+! Profiler from Fortran: MPICH's bindings call the C MPI_* symbols, Open MPI's are intercepted at
+! their Fortran names (preload/fortran.c), so the same wrappers count the traffic, and call
+! sites skip the binding layer to land in this program.
 ! A ring: rank r sends (r+1)*10 integers to r+1, ROUNDS times (MPI_Isend, MPI_Recv, MPI_Wait),
 ! and one MPI_Ssend of 3 doubles to r-1. tests/e2e/prof_matrix.sh checks the matrix.
 program test_prof_fortran

@@ -151,8 +151,8 @@ static void misc(void)
     HC_T_CHECK(v[2] == next, "sendrecv_replace gave %f", v[2]);
     char c5[5] = {0}, in5[5];
     MPI_Request req;
-    MPI_Irecv_c(in5, 5, MPI_BYTE, prev, 9, MPI_COMM_WORLD, &req);
-    MPI_Send_c(c5, 5, MPI_BYTE, next, 9, MPI_COMM_WORLD);
+    hc_t_irecv_c(in5, 5, MPI_BYTE, prev, 9, MPI_COMM_WORLD, &req);
+    hc_t_send_c(c5, 5, MPI_BYTE, next, 9, MPI_COMM_WORLD);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Irecv(in5, 0, MPI_BYTE, prev, 10, MPI_COMM_WORLD, &req);
     MPI_Ssend(c5, 0, MPI_BYTE, next, 10, MPI_COMM_WORLD);

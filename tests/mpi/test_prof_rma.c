@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     MPI_Put(put, 10, MPI_INT, (r + 1) % n, 0, 10, MPI_INT, win);
     MPI_Get(got, 3, MPI_DOUBLE, (r + 2) % n, 512, 3, MPI_DOUBLE, win);
     MPI_Accumulate(acc, 4, MPI_INT, (r + 1) % n, 20, 4, MPI_INT, MPI_SUM, win);
-    MPI_Put_c(put, 6, MPI_BYTE, (r + 3) % n, 100, 6, MPI_BYTE, win);
+    hc_t_put_c(put, 6, MPI_BYTE, (r + 3) % n, 100, 6, MPI_BYTE, win);
     MPI_Put(put, 10, MPI_INT, MPI_PROC_NULL, 0, 10, MPI_INT, win);
     MPI_Win_fence(0, win);
     int from = (r + n - 1) % n;

@@ -95,8 +95,8 @@ int main(int argc, char **argv)
         double *x = malloc(sizeof(double) * (size_t)n), *y = malloc(sizeof(double) * (size_t)n);
         for (MPI_Count i = 0; i < n; i++)
             x[i] = hc_t_rank == 0 ? (double)i : -1.0;
-        MPI_Bcast_c(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        MPI_Allreduce_c(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        hc_t_bcast_c(x, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        hc_t_allreduce_c(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         int bad = 0;
         for (MPI_Count i = 0; i < n; i++)
             bad += x[i] != (double)i || y[i] != (double)i * hc_t_size;

@@ -97,11 +97,11 @@ static void create_comm(int world_rank, int world_size)
         uint64_t h = mix(color_seed, (uint64_t)world_rank, 0);
         int color = (h % 10 == 0) ? MPI_UNDEFINED : (int)((h >> 8) % (uint64_t)ncolors);
         int key = (int)((h >> 16) % 7) - 3; /* ties are broken by the parent's rank order */
-        snprintf(c->what, sizeof c->what, "split/%d of %s", ncolors, pwhat);
+        snprintf(c->what, sizeof c->what, "split/%d of %.16s", ncolors, pwhat); /* a label */
         if (p->comm != MPI_COMM_NULL)
             MPI_Comm_split(p->comm, color, key, &c->comm);
     } else if (kind == 2) {
-        snprintf(c->what, sizeof c->what, "dup of %s", pwhat);
+        snprintf(c->what, sizeof c->what, "dup of %.24s", pwhat);
         if (p->comm != MPI_COMM_NULL)
             MPI_Comm_dup(p->comm, &c->comm);
     } else {

@@ -7,6 +7,7 @@
  * more hiercoll algorithms); every result is verified outside the timed region. Times are
  * medians of the slowest rank's time per call; a ratio is path / vendor (below 1 is faster). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,9 @@ static int parse_sizes(const char *arg, options *o)
         long long v;
         if (hc_parse_size(tok, &v) != 0 || o->nsizes == 64)
             rc = fprintf(stderr, "hiercoll-bench: --sizes: '%s' is not a size\n", tok);
+        else if (MPI_VERSION < 4 && v > INT_MAX)
+            rc = fprintf(stderr, "hiercoll-bench: --sizes: %s is above 2G, which needs an MPI 4 "
+                                 "library\n", tok);
         else
             o->sizes[o->nsizes++] = v;
     }

@@ -36,10 +36,17 @@ static int iterations_for(long long bytes, int max_iters, int timing)
 
 static void call(enum coll which, void *buf, void *out, long long bytes, int root, MPI_Comm comm)
 {
+#if MPI_VERSION >= 4
     if (which == COLL_BCAST)
         MPI_Bcast_c(buf, bytes, MPI_BYTE, root, comm);
     else
         MPI_Allreduce_c(buf, out, bytes / 8, MPI_DOUBLE, MPI_SUM, comm);
+#else /* MPI 3.1 (Open MPI 4.1): int counts; main.c keeps sizes below 2 GiB */
+    if (which == COLL_BCAST)
+        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
+    else
+        MPI_Allreduce(buf, out, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, comm);
+#endif
 }
 
 typedef struct path_run {

@@ -85,21 +85,24 @@ static const char *existing(const char *rel, const char *what)
     return path;
 }
 
-const char *hc_preload_lib(void)
+const char *hc_preload_lib(const char *suffix)
 {
     static char lib[PATH_MAX];
-    const char *p = existing("../lib/libhiercoll.so", "libhiercoll.so");
+    char rel[128], what[64];
+    snprintf(rel, sizeof rel, "../lib/libhiercoll%s.so", suffix);
+    snprintf(what, sizeof what, "libhiercoll%s.so", suffix);
+    const char *p = existing(rel, what);
     if (!p)
         return NULL;
     snprintf(lib, sizeof lib, "%s", p);
     return lib;
 }
 
-const char *hc_tool(const char *name)
+const char *hc_tool(const char *name, const char *suffix)
 {
     static char tool[PATH_MAX];
     char rel[128];
-    snprintf(rel, sizeof rel, "hiercoll-%s", name);
+    snprintf(rel, sizeof rel, "hiercoll-%s%s", name, suffix);
     const char *p = existing(rel, rel);
     if (!p)
         return NULL;

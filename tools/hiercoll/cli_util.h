@@ -16,10 +16,12 @@ void hc_print_argv(char *const argv[]);
 
 /* The MPI launcher: $MPIEXEC, else mpiexec.mpich. */
 const char *hc_mpiexec(void);
-/* libhiercoll.so beside this program (../lib/), or NULL with a message on stderr. */
-const char *hc_preload_lib(void);
-/* A hiercoll-NAME program beside this one, or NULL with a message on stderr. */
-const char *hc_tool(const char *name);
+/* libhiercoll.so beside this program (../lib/), or NULL with a message on stderr; suffix
+ * names the MPI family's build ("" MPICH, "-ompi" Open MPI: launcher.h). */
+const char *hc_preload_lib(const char *suffix);
+/* A hiercoll-NAME program beside this one (of the family of suffix), or NULL with a message
+ * on stderr. */
+const char *hc_tool(const char *name, const char *suffix);
 
 /* Prepends lib to LD_PRELOAD in this process's environment (inherited by children). */
 void hc_env_add_preload(const char *lib);

@@ -1,16 +1,17 @@
-/* hiercoll bench: runs hiercoll-bench under mpiexec.mpich with the preload and prints its table
- * (hiercoll against the vendor, medians, in one run). Quick defaults; every option can be
- * changed, and --dry-run shows the command instead of running it. */
+/* hiercoll bench: runs hiercoll-bench under the MPI launcher ($MPIEXEC, else mpiexec.mpich)
+ * with the preload of that launcher's MPI family and prints its table (hiercoll against the
+ * vendor, medians, in one run). Quick defaults; every option can be changed, and --dry-run
+ * shows the command instead of running it. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../bench/pattern_name.h"
 #include "cli_util.h"
 #include "hc_cli.h"
 #include "hc_config.h"
+#include "launcher.h"
 
 static void usage(FILE *out)
 {
@@ -20,7 +21,8 @@ static void usage(FILE *out)
             "                      [--bcast-algo LIST] [--allreduce-algo LIST] [--tune FILE]\n"
             "                      [--csv] [--dry-run]\n"
             "  Compares hiercoll's MPI_Bcast/MPI_Allreduce with the vendor's in one run of\n"
-            "  hiercoll-bench (ratio = hiercoll / vendor, below 1 is faster).\n"
+            "  hiercoll-bench (ratio = hiercoll / vendor, below 1 is faster). The launcher is\n"
+            "  $MPIEXEC (default mpiexec.mpich); MPIEXEC=mpirun.openmpi measures Open MPI.\n"
             "  --np N       ranks (default 2)\n"
             "  --vnode K    HIERCOLL_VIRTUAL_NODE_SIZE=K: virtual nodes of K ranks (default 0)\n"
             "  --coll C     bcast, allreduce or all (default all)\n"
@@ -138,10 +140,12 @@ int hc_cmd_bench(int argc, char **argv)
         usage(stderr);
         return HC_EXIT_USAGE;
     }
-    const char *lib = hc_preload_lib();
+    const char *launcher = hc_mpiexec();
+    hc_mpi_family fam = hc_launcher_family(launcher);
+    const char *lib = hc_preload_lib(hc_family_suffix(fam));
     char *bench = NULL;
     if (lib) {
-        const char *b = hc_tool("bench");
+        const char *b = hc_tool("bench", hc_family_suffix(fam));
         bench = b ? strdup(b) : NULL;
     }
     if (!lib || !bench)
@@ -158,23 +162,13 @@ int hc_cmd_bench(int argc, char **argv)
     }
     char *args[48];
     int n = 0;
-    args[n++] = (char *)hc_mpiexec();
+    args[n++] = (char *)launcher;
     args[n++] = "-n";
     args[n++] = np_s;
-    /* Pinned when every rank has a core: unpinned, the scheduler sometimes stacks two ranks
-     * on one core for a while and a run's medians drift by 2x. */
-    if (np <= sysconf(_SC_NPROCESSORS_ONLN)) {
-        args[n++] = "-bind-to";
-        args[n++] = "core";
-    }
-    args[n++] = "-genv";
-    args[n++] = "LD_PRELOAD";
-    args[n++] = (char *)lib;
-    if (vnode > 0) {
-        args[n++] = "-genv";
-        args[n++] = "HIERCOLL_VIRTUAL_NODE_SIZE";
-        args[n++] = vnode_s;
-    }
+    hc_launcher_placement(fam, args, &n, np);
+    hc_launcher_env(fam, args, &n, "LD_PRELOAD", lib);
+    if (vnode > 0)
+        hc_launcher_env(fam, args, &n, "HIERCOLL_VIRTUAL_NODE_SIZE", vnode_s);
     args[n++] = bench;
     args[n++] = "--coll";
     args[n++] = (char *)coll;

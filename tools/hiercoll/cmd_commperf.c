@@ -1,5 +1,6 @@
-/* hiercoll commperf: runs hiercoll-commperf under mpiexec.mpich (latency and bandwidth per hierarchy
- * level) and checks the machine file it wrote; --check FILE only reads and checks one. */
+/* hiercoll commperf: runs hiercoll-commperf under the MPI launcher ($MPIEXEC, else
+ * mpiexec.mpich; latency and bandwidth per hierarchy level) and checks the machine file it
+ * wrote; --check FILE only reads and checks one. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include "hc_cli.h"
 #include "hc_config.h"
 #include "hc_perffile.h"
+#include "launcher.h"
 
 /* Reads and checks a machine-perf file (mapping/perffile.c, the reader the mapping uses). */
 static int read_perf(const char *path, hc_perf *pf)
@@ -118,7 +120,9 @@ int hc_cmd_commperf(int argc, char **argv)
         print_levels(check, &pf, json);
         return HC_EXIT_OK;
     }
-    const char *tool = hc_tool("commperf");
+    const char *launcher = hc_mpiexec();
+    hc_mpi_family fam = hc_launcher_family(launcher);
+    const char *tool = hc_tool("commperf", hc_family_suffix(fam));
     if (!tool)
         return HC_EXIT_FAIL;
     char np_s[24], vnode_s[24], iters_s[24];
@@ -127,12 +131,12 @@ int hc_cmd_commperf(int argc, char **argv)
     snprintf(iters_s, sizeof iters_s, "%ld", iters);
     char *args[24];
     int n = 0;
-    args[n++] = (char *)hc_mpiexec();
+    args[n++] = (char *)launcher;
     args[n++] = "-n";
     args[n++] = np_s;
-    args[n++] = "-genv";
-    args[n++] = "HIERCOLL_VIRTUAL_NODE_SIZE";
-    args[n++] = vnode_s;
+    if (fam == HC_OMPI && np > sysconf(_SC_NPROCESSORS_ONLN))
+        args[n++] = "--oversubscribe";
+    hc_launcher_env(fam, args, &n, "HIERCOLL_VIRTUAL_NODE_SIZE", vnode_s);
     args[n++] = (char *)tool;
     args[n++] = "--out";
     args[n++] = (char *)out;

@@ -18,7 +18,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hiercoll map --graph FILE (--machine SPEC --bandwidths LIST | --machine-matrix "
             "FILE)\n"
-            "                    [--unavailable LIST] [--algo auto|tmmgp|tmgt|tml|tmrr|tmmgp-paper]\n"
+            "                    [--unavailable LIST] [--algo auto|tmmgp|tmgt|tml|tmrr|tmmgp-paper|scotch]\n"
             "                    [--seed N] [--out DIR] [--json]\n"
             "  --graph FILE           task graph, METIS format (a profile's taskgraph.graph)\n"
             "  --machine SPEC         tree of levels, e.g. 'node:4 package:2 core:4'\n"

@@ -12,24 +12,20 @@
 
 #include "cli_util.h"
 #include "hc_cli.h"
+#include "launcher.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: hiercoll profile [--out DIR] [--] LAUNCHER ARGS...\n"
+            "usage: hiercoll profile [--out DIR] [--mpi mpich|ompi] [--] LAUNCHER ARGS...\n"
             "  e.g. hiercoll profile --out prof -- mpiexec.mpich -n 4 ./app input\n"
+            "       hiercoll profile --out prof -- mpirun.openmpi -n 4 ./app input\n"
             "  Runs the command with libhiercoll.so preloaded and HIERCOLL_PROFILE=DIR; at\n"
             "  MPI_Finalize rank 0 writes the profile and the recommended mapping into DIR.\n"
-            "  --out DIR   profile directory (default hiercoll-profile-YYYYmmdd-HHMMSS)\n");
-}
-
-/* True for MPICH's Hydra launcher, which takes -genv (and keeps itself free of the library). */
-static int is_hydra(const char *launcher)
-{
-    const char *base = strrchr(launcher, '/');
-    base = base ? base + 1 : launcher;
-    return (strncmp(base, "mpiexec", 7) == 0 || strncmp(base, "mpirun", 6) == 0) &&
-           (strstr(base, "mpich") || strstr(base, "hydra"));
+            "  --out DIR   profile directory (default hiercoll-profile-YYYYmmdd-HHMMSS)\n"
+            "  --mpi F     the program's MPI family when the launcher does not tell (srun):\n"
+            "              mpich (default) or ompi (libhiercoll-ompi.so)\n"
+            "  MPICH's Hydra gets -genv, Open MPI's mpirun -x; other launchers the environment.\n");
 }
 
 static int print_file(const char *dir, const char *name)
@@ -104,8 +100,11 @@ static int exists(const char *dir, const char *name)
 
 int hc_cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'},
+                                         {"mpi", required_argument, 0, 'm'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    hc_mpi_family forced = HC_UNKNOWN_MPI;
     char defdir[64];
     time_t now = time(NULL);
     strftime(defdir, sizeof defdir, "hiercoll-profile-%Y%m%d-%H%M%S", localtime(&now));
@@ -116,6 +115,12 @@ int hc_cmd_profile(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
+        case 'm':
+            if ((forced = hc_family_named(optarg)) == HC_UNKNOWN_MPI) {
+                fprintf(stderr, "hiercoll profile: bad --mpi '%s' (mpich or ompi)\n", optarg);
+                return HC_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return HC_EXIT_OK;
         default: usage(stderr); return HC_EXIT_USAGE;
         }
@@ -129,7 +134,11 @@ int hc_cmd_profile(int argc, char **argv)
         fprintf(stderr, "hiercoll profile: --out is empty\n");
         return HC_EXIT_USAGE;
     }
-    const char *lib = hc_preload_lib();
+    /* The launcher says the family, and how it passes variables to the ranks (keeping
+     * itself free of the library); --mpi decides for launchers that do not tell. */
+    hc_mpi_family launcher = hc_launcher_family(argv[optind]);
+    hc_mpi_family fam = forced != HC_UNKNOWN_MPI ? forced : launcher;
+    const char *lib = hc_preload_lib(hc_family_suffix(fam));
     if (!lib)
         return HC_EXIT_FAIL;
     /* The profiler never overwrites: when DIR exists it writes DIR.1, DIR.2, ... So DIR is
@@ -146,13 +155,9 @@ int hc_cmd_profile(int argc, char **argv)
     int n = 0;
     args[n++] = argv[optind];
     setenv("HIERCOLL_PROFILE", dir, 1);
-    if (is_hydra(argv[optind])) {
-        args[n++] = "-genv";
-        args[n++] = "LD_PRELOAD";
-        args[n++] = (char *)lib;
-        args[n++] = "-genv";
-        args[n++] = "HIERCOLL_PROFILE";
-        args[n++] = dir;
+    if (launcher != HC_UNKNOWN_MPI) {
+        hc_launcher_env(launcher, args, &n, "LD_PRELOAD", lib);
+        hc_launcher_env(launcher, args, &n, "HIERCOLL_PROFILE", dir);
     } else {
         hc_env_add_preload(lib);
     }
@@ -173,7 +178,7 @@ int hc_cmd_profile(int argc, char **argv)
     if (!written[0] || print_file(written, "summary.txt") != 0) {
         fprintf(stderr,
                 "hiercoll profile: no profile was written to %s (the program must call "
-                "MPI_Init and MPI_Finalize, built with MPICH)\n",
+                "MPI_Init and MPI_Finalize, built with the launcher's MPI)\n",
                 dir);
         return HC_EXIT_FAIL;
     }

@@ -1,0 +1,57 @@
+/* The MPI calls the library makes that differ between MPI versions, in one place: MPI 4.0's
+ * large-count forms (MPICH 4) where the vendor has them, MPI 3.1's int forms otherwise
+ * (Open MPI 4.1), with counts beyond INT_MAX cut into pieces or wrapped in a datatype.
+ * Everything else calls PMPI_* directly: the rest of the library is the same for every
+ * vendor. */
+#ifndef HC_MPI_H
+#define HC_MPI_H
+
+#include <limits.h>
+#include <mpi.h>
+
+/* The vendor implements MPI 4.0: the _c large-count functions, MPI_Isendrecv. (A test may
+ * set it to 0 to run the MPI 3.1 code with an MPI 4 library.) */
+#ifndef HC_MPI4
+#if MPI_VERSION >= 4
+#define HC_MPI4 1
+#else
+#define HC_MPI4 0
+#endif
+#endif
+
+/* The largest packed size of one element that hc_pack and hc_unpack can handle: MPI 3.1's
+ * MPI_Pack takes an int buffer size. Collectives that might pack a bigger element decline
+ * beforehand, on every rank alike. */
+#define HC_MPI_PACK_ELEMENT_MAX (HC_MPI4 ? LLONG_MAX : (long long)INT_MAX)
+
+/* Datatype layout with MPI_Count results (the _x forms exist in MPI 3.1 and 4.0). */
+static inline int hc_type_size(MPI_Datatype dt, MPI_Count *size)
+{
+    return PMPI_Type_size_x(dt, size);
+}
+
+/* MPI_Type_get_envelope / get_contents; nc (large counts) is 0 before MPI 4.0. */
+int hc_type_envelope(MPI_Datatype dt, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
+                     MPI_Count *nd, int *combiner);
+int hc_type_contents(MPI_Datatype dt, MPI_Count ni, MPI_Count na, MPI_Count nc, MPI_Count nd,
+                     int ints[], MPI_Aint aints[], MPI_Count counts[], MPI_Datatype types[]);
+
+/* MPI_Pack / MPI_Unpack / MPI_Pack_size with MPI_Count sizes and positions. */
+int hc_pack(const void *in, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize,
+            MPI_Count *pos, MPI_Comm comm);
+int hc_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *out, MPI_Count count,
+              MPI_Datatype dt, MPI_Comm comm);
+int hc_pack_size(MPI_Count count, MPI_Datatype dt, MPI_Comm comm, MPI_Count *size);
+
+/* MPI_Reduce_local with an MPI_Count count. */
+int hc_reduce_local(const void *in, void *inout, MPI_Count count, MPI_Datatype dt, MPI_Op op);
+
+/* The library's own collectives among its sub-communicators, with MPI_Count counts. Every
+ * rank passes the same count and datatype (which the int fallbacks rely on). */
+int hc_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+int hc_pmpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
+                      MPI_Op op, MPI_Comm comm);
+int hc_pmpi_allgather(const void *sendbuf, MPI_Count count, MPI_Datatype dt, void *recvbuf,
+                      MPI_Comm comm);
+
+#endif

@@ -1,0 +1,98 @@
+/* MPI launchers: see launcher.h. */
+#include "launcher.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static hc_mpi_family by_name(const char *name)
+{
+    const char *b = base(name);
+    if (strstr(b, "mpich") || strstr(b, "hydra"))
+        return HC_MPICH;
+    if (strstr(b, "openmpi") || !strcmp(b, "orterun") || !strcmp(b, "prterun"))
+        return HC_OMPI;
+    return HC_UNKNOWN_MPI;
+}
+
+/* The launcher's path as the shell would run it (PATH searched). */
+static int find_in_path(const char *cmd, char *out, size_t len)
+{
+    if (strchr(cmd, '/'))
+        return snprintf(out, len, "%s", cmd), 0;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t l = strcspn(p, ":");
+        snprintf(out, len, "%.*s/%s", (int)l, p, cmd);
+        if (access(out, X_OK) == 0)
+            return 0;
+        p += l + (p[l] == ':');
+    }
+    return -1;
+}
+
+hc_mpi_family hc_launcher_family(const char *launcher)
+{
+    hc_mpi_family f = by_name(launcher);
+    char path[PATH_MAX], real[PATH_MAX];
+    if (f != HC_UNKNOWN_MPI || find_in_path(launcher, path, sizeof path) != 0)
+        return f;
+    if (realpath(path, real) && (f = by_name(real)) != HC_UNKNOWN_MPI)
+        return f; /* mpirun -> /etc/alternatives/mpirun -> /usr/bin/orterun */
+    char cmd[PATH_MAX + 32], line[256];
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>&1 </dev/null", path);
+    FILE *p = strchr(path, '\'') ? NULL : popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p) && f == HC_UNKNOWN_MPI) {
+        if (strstr(line, "Open MPI") || strstr(line, "OpenRTE"))
+            f = HC_OMPI;
+        else if (strstr(line, "HYDRA"))
+            f = HC_MPICH;
+    }
+    if (p)
+        pclose(p);
+    return f;
+}
+
+hc_mpi_family hc_family_named(const char *name)
+{
+    return !strcmp(name, "mpich") ? HC_MPICH : !strcmp(name, "ompi") ? HC_OMPI : HC_UNKNOWN_MPI;
+}
+
+const char *hc_family_suffix(hc_mpi_family f) { return f == HC_OMPI ? "-ompi" : ""; }
+
+void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
+{
+    if (f == HC_OMPI) {
+        size_t len = strlen(name) + strlen(value) + 2;
+        char *kv = malloc(len);
+        if (!kv)
+            return;
+        snprintf(kv, len, "%s=%s", name, value);
+        args[(*n)++] = "-x";
+        args[(*n)++] = kv;
+    } else {
+        args[(*n)++] = "-genv";
+        args[(*n)++] = (char *)name;
+        args[(*n)++] = (char *)value;
+    }
+}
+
+void hc_launcher_placement(hc_mpi_family f, char **args, int *n, long np)
+{
+    /* Pinned when every rank has a core: unpinned, the scheduler sometimes stacks two ranks on
+     * one core for a while and a run's medians drift by 2x. */
+    if (np <= sysconf(_SC_NPROCESSORS_ONLN)) {
+        args[(*n)++] = f == HC_OMPI ? "--bind-to" : "-bind-to";
+        args[(*n)++] = "core";
+    } else if (f == HC_OMPI) {
+        args[(*n)++] = "--oversubscribe";
+    }
+}
