@@ -189,6 +189,10 @@ stress: tests-build
 fuzz: all
 	@BUILD=$(BUILD) bash tests/fuzz/run.sh
 
+# Scripts that compile parts of the library on their own ask here for its flags: print-LIBS_SYS.
+print-%:
+	@echo $($*)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/hiercoll
 	install -m 755 $(FAMILY_LIBS) $(DESTDIR)$(PREFIX)/lib/

@@ -14,6 +14,9 @@ CLANG=${CLANG:-clang}
 out=$BUILD/fuzz
 mkdir -p "$out/findings"
 command -v "$CLANG" >/dev/null || { echo "fuzz: $CLANG not found (apt-get install clang)"; exit 77; }
+# The library's own include folders and system libraries (Scotch's header lives in a subfolder).
+includes=$(make -s --no-print-directory SKIP_DEPS=1 print-INCLUDES) || exit 2
+libs=$(make -s --no-print-directory SKIP_DEPS=1 print-LIBS_SYS) || exit 2
 targets=(graph matrix mapfile perf machine config tuning)
 repeatable_runs=(150000 150000 8000 200000 600000 200000 150000)
 fail=0
@@ -21,8 +24,8 @@ for i in "${!targets[@]}"; do
     t=${targets[$i]}
     bin=$out/fuzz_$t
     if ! "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-        -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) -Icommon -Imapping -Icollectives \
-        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c collectives/tuning_file.c -o "$bin" -lmetis -lhwloc -lm; then
+        -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) $includes \
+        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c collectives/tuning_file.c -o "$bin" $libs; then
         echo "FAIL $t: does not build"; fail=1; continue
     fi
     corpus=$out/corpus_$t
