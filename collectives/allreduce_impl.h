@@ -7,6 +7,7 @@
 
 #include "hc_coll.h"
 #include "hc_shm.h"
+#include "hc_slot_write.h"
 #include "hc_util.h"
 #include "reduce_kernels.h"
 #include "ring_schedule.h"
@@ -54,6 +55,7 @@ typedef struct hc_ar_shm {
     hc_shm seg;
     size_t slot_bytes;
     uint64_t phase;  /* phases this rank has completed */
+    hc_slot_writer writer; /* how this rank rewrites slots its peers have read */
 } hc_ar_shm;
 
 /* A lattice verbose output has named for a communicator, and why (how is a literal). */

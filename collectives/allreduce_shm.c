@@ -66,6 +66,7 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     slot = HC_ALIGN_UP(HC_MAX(HC_MIN(slot, (size_t)1 << 20), HC_AR_SLOT_MIN), 4096);
     st->shm.slot_bytes = slot;
     st->shm.phase = 0;
+    hc_slot_writer_init(&st->shm.writer);
     size_t bytes = header_bytes(c->local_size) + 2 * (size_t)(c->local_size + 1) * (slot + HC_ALIAS_SPAN);
     int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
     if (ok && c->local_size > 1) {
@@ -215,10 +216,10 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
         char *myin = slot(c, st, in, c->local_rank) + mine->in_shift;
         hc_ring_block(0, n, c->local_size, c->local_rank, &so, &sl);
         /* Peers need every slice but this rank's own, which it reads in place. */
-        memcpy(myin, src, hc_red_span(r, so));
+        hc_slot_write(&st->shm.writer, myin, src, hc_red_span(r, so));
         if (so + sl < n)
-            memcpy(hc_red_at(r, myin, so + sl), hc_red_at(r, src, so + sl),
-                   hc_red_span(r, n - so - sl));
+            hc_slot_write(&st->shm.writer, hc_red_at(r, myin, so + sl),
+                          hc_red_at(r, src, so + sl), hc_red_span(r, n - so - sl));
         hc_ar_sync(c, st);
 
         /* The slice is reduced into this rank's receive buffer (beyond the node it then goes
@@ -235,7 +236,8 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
                 if (e != MPI_SUCCESS)
                     rc = e;
             }
-            memcpy(hc_red_at(r, res, so), hc_red_at(r, dst, so), hc_red_span(r, sl));
+            hc_slot_write(&st->shm.writer, hc_red_at(r, res, so), hc_red_at(r, dst, so),
+                          hc_red_span(r, sl));
         }
         hc_ar_sync(c, st);
         copy_out(dst, res, hc_red_span(r, so), stream);
