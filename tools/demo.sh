@@ -56,7 +56,7 @@ elif [ $mode = cluster ]; then
     # Sizes at which the halos, not the arithmetic, set the pace on a 1 Gbit/s link: small
     # blocks and many iterations (compute per iteration ~ N^2 / rank, halo ~ N). The solver
     # stops at 600 iterations, before it converges (its residual is then ~1e-8).
-    ARGS_stencil2d="--n 128 --iters 3000" ARGS_cg_solver="--n 256 --iters 600"
+    ARGS_stencil2d="--n 64 --iters 8000" ARGS_cg_solver="--n 256 --iters 600"
     BENCH_SIZES=8,4K,64K,1M BENCH_ITERS=20
     REPS=${DEMO_REPS:-5}
 else
@@ -97,13 +97,13 @@ if [ $mode = cluster ]; then
 The demo runs $NP ranks on 2 hosts (h1, h2) of a cluster made of Linux namespaces on this
 machine, 4 ranks a host, under Open MPI over TCP; each host's link is shaped to $RATE
 both ways (tc tbf; docs/cluster.md). Why $RATE: what a mapping saves is traffic moved from
-the network to shared memory, so the ratio of the two speeds should be a real cluster's,
-where the network is some 10 to 100 times slower than a copy through shared memory (seed
-000's cluster joined its nodes by Gigabit Ethernet; 10 Gbit/s Ethernet against nodes that
-copy at 10-20 GB/s is alike). Shared memory here copies at several GB/s (measured below),
-so even the fastest rate TCP sustains here (unshaped, it is bound by the CPU near
-1.2 Gbit/s) gives a ratio at the slow end of that range; 100 Mbit/s would make the
-network 10 times costlier still. Both hosts share this machine's 2 cores.
+the network to shared memory, so the ratio of the two speeds should be a real cluster's.
+There the network is some 5 to 40 times slower than a copy through shared memory (seed
+000's cluster: Gigabit Ethernet between 4-core nodes; today 10-25 Gbit/s Ethernet between
+nodes that copy at 10-20 GB/s). Shared memory here copies at several GB/s (measured below),
+so even $RATE, about the fastest rate TCP sustains here (unshaped, it is bound by the CPU
+near 1.2 Gbit/s), makes the network slower than on a real cluster; 100 Mbit/s would make
+it 10 times slower still. Both hosts share this machine's 2 cores.
 EOF
 else
     echo "The demo runs $NP ranks as 4 virtual nodes of 2 (HIERCOLL_VIRTUAL_NODE_SIZE=2) under"
