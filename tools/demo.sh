@@ -46,7 +46,15 @@ elif ! command -v mpirun.openmpi >/dev/null || ! [ -e "$BUILD/lib/libhiercoll-om
      ! [ -e "$BUILD/ompi/examples/stencil2d" ]; then
     why="the library's Open MPI build is missing (make with openmpi-bin and libopenmpi-dev installed), and MPICH 4.0.2 with UCX hangs in MPI_Finalize across hosts (docs/cluster.md)"
 else
-    mode=cluster
+    # made here, so that a cluster that cannot be made after all still leaves the fallback
+    export HC_CLUSTER=demo-$$
+    trap '"$CLUSTER" down --name "$HC_CLUSTER" >/dev/null 2>&1' EXIT
+    trap 'exit 130' INT TERM
+    if up_log=$("$CLUSTER" up 2 --rate "$RATE" --ranks-per-host 4 --name "$HC_CLUSTER" 2>&1); then
+        mode=cluster
+    else
+        why="the cluster could not be made: $(echo "$up_log" | tail -n1)"
+    fi
 fi
 
 if [ -n "${DEMO_QUICK:-}" ]; then
@@ -66,9 +74,6 @@ else
 fi
 
 if [ $mode = cluster ]; then
-    export HC_CLUSTER=demo-$$
-    trap '"$CLUSTER" down --name "$HC_CLUSTER" >/dev/null 2>&1' EXIT
-    trap 'exit 130' INT TERM
     ON=("$CLUSTER" exec --name "$HC_CLUSTER" h1)   # mpirun starts on h1
     LIBF=$PWD/$BUILD/lib/libhiercoll-ompi.so EXAMPLES=$PWD/$BUILD/ompi/examples
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -91,8 +96,7 @@ fi
 say "The machine"
 "$HC" info | sed -n '/^This machine/,$p'
 if [ $mode = cluster ]; then
-    "$CLUSTER" up 2 --rate "$RATE" --ranks-per-host 4 --name "$HC_CLUSTER" ||
-        { echo "demo: the cluster could not be made" >&2; exit 1; }
+    echo "$up_log"
     cat <<EOF
 The demo runs $NP ranks on 2 hosts (h1, h2) of a cluster made of Linux namespaces on this
 machine, 4 ranks a host, under Open MPI over TCP; each host's link is shaped to $RATE
