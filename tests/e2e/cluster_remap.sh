@@ -4,7 +4,8 @@
 # the one-core host, names the real hosts and their own topologies in machine.txt; the mapping
 # takes the measured bandwidth and gives no host more ranks than its share of cores; next-run.sh
 # relaunches through the cluster's launcher with every rank on its mapped host and core, as
-# each rank sees from inside (its profile's machine.txt, the library's own check at init).
+# each rank sees from inside (its profile's machine.txt, the library's own check at init);
+# the mapping's machinefile puts every rank in place through Hydra too.
 . tests/e2e/cluster_common.bash
 command -v mpirun.openmpi >/dev/null && [ -x "$BUILD/lib/libhiercoll-ompi.so" ] ||
     { echo "SKIP: no Open MPI build of the library (openmpi-bin, libopenmpi-dev)"; exit 77; }
@@ -61,4 +62,17 @@ diff <(awk '$1 == "rank" { print $2, $4, $6 }' "$mp") <(awk '$1 == "rank" { prin
 sum1=$(grep -Eo 'checksum [^,]+' "$TMP/pass1.log") sum2=$(grep -Eo 'checksum [^,]+' "$TMP/pass2.log")
 [ -n "$sum1" ] && [ "$sum1" = "$sum2" ] || fail "checksums differ: '$sum1' '$sum2'"
 echo "pass 2: 10 ranks on their mapped hosts and cores, same $sum1"
+
+# The same mapping's machinefile through MPICH's Hydra (a probe that sends no message across
+# hosts, docs/cluster.md): every rank on its host and core, h3's own core too.
+mpicc.mpich -o "$TMP/who" tests/e2e/cluster_who.c || fail "cannot build the probe"
+mkdir "$TMP/hydra"
+timeout -k 5 60 "$CLUSTER" exec h1 mpiexec.mpich -f "$TMP/p/machinefile" -n 10 "$TMP/who" "$TMP/hydra" \
+    >"$TMP/hydra.log" 2>&1 || { cat "$TMP/hydra.log"; fail "Hydra did not run the machinefile"; }
+# "rank R host H cpus C": bound to that one cpu (more cpus, more fields)
+cat "$TMP"/hydra/rank.* | awk '{ print $2, $4, $6 } NF != 6 { print "unbound: " $0 > "/dev/stderr"; bad = 1 }
+                               END { exit bad }' >"$TMP/hydra.placed" || fail "Hydra: a rank is not bound to one core"
+diff <(awk '$1 == "rank" { print $2, $4, $6 }' "$mp" | sort -n) <(sort -n "$TMP/hydra.placed") ||
+    fail "machinefile (Hydra): ranks not on their mapped host and core"
+echo "machinefile (Hydra): 10 ranks on their mapped hosts and cores"
 echo "ok"
