@@ -1,9 +1,8 @@
 /* Recommended mapping at MPI_Finalize (rank 0): the machine the job ran on as a tree (hosts
- * seen, with virtual nodes as hosts "name#k"; packages and cores from hwloc; a "slot" level
- * when a host ran more ranks than it has cores), bandwidths from HIERCOLL_BANDWIDTHS, else
+ * seen, with virtual nodes as hosts "name#k"; each host's packages and cores as its node leader
+ * read them with hwloc; a "slot" level when a host ran more ranks than it has cores), bandwidths from HIERCOLL_BANDWIDTHS, else
  * HIERCOLL_MACHINE_FILE, else documented defaults; then mapping.txt, the launcher files and
  * next-run.sh (preload/next_run.c) in the profile directory. */
-#include <hwloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,56 +21,6 @@
 #define HC_BW_NETWORK 1.25e9
 #define HC_BW_PACKAGE 1.0e10
 #define HC_BW_CORE 2.0e10
-
-/* This host's cores in hwloc's logical (depth-first) order. */
-typedef struct {
-    int ncores, npackages, maxpu;
-    int *core_os;  /* [ncores] OS index of the first PU of each core */
-    int *pu_core;  /* [maxpu + 1] core position of each PU, -1 if none */
-} hc_host_topo;
-
-static int host_topo(hc_host_topo *t)
-{
-    hwloc_topology_t topo;
-    memset(t, 0, sizeof *t);
-    if (hwloc_topology_init(&topo) != 0)
-        return -1;
-    if (hwloc_topology_load(topo) != 0) {
-        hwloc_topology_destroy(topo);
-        return -1;
-    }
-    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    int type = HWLOC_OBJ_CORE;
-    if (n <= 0) { /* no core objects: count PUs */
-        type = HWLOC_OBJ_PU;
-        n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-    }
-    t->npackages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-    if (t->npackages < 1 || n % t->npackages)
-        t->npackages = 1;
-    t->maxpu = hwloc_bitmap_last(hwloc_topology_get_topology_cpuset(topo));
-    t->ncores = n;
-    t->core_os = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    t->pu_core = malloc(sizeof(int) * (size_t)(t->maxpu + 1 > 0 ? t->maxpu + 1 : 1));
-    int rc = (n > 0 && t->maxpu >= 0 && t->core_os && t->pu_core) ? 0 : -1;
-    if (rc == 0) {
-        for (int p = 0; p <= t->maxpu; p++)
-            t->pu_core[p] = -1;
-        for (int i = 0; i < n; i++) {
-            hwloc_obj_t o = hwloc_get_obj_by_type(topo, (hwloc_obj_type_t)type, (unsigned)i);
-            t->core_os[i] = hwloc_bitmap_first(o->cpuset);
-            int pu;
-            hwloc_bitmap_foreach_begin(pu, o->cpuset)
-            {
-                if (pu <= t->maxpu)
-                    t->pu_core[pu] = i;
-            }
-            hwloc_bitmap_foreach_end();
-        }
-    }
-    hwloc_topology_destroy(topo);
-    return rc;
-}
 
 /* Bandwidth per level (levels: node, [package], core, [slot]). */
 static void level_bandwidths(const hc_machine *m, double *bw, char *desc, size_t desclen)
@@ -126,29 +75,52 @@ static void level_bandwidths(const hc_machine *m, double *bw, char *desc, size_t
     snprintf(desc, desclen, "built-in");
 }
 
+/* The real host a placement's host name is on: "name#k" (virtual node k) -> "name". */
+static void real_host(const char *host, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", host);
+    char *hash = strchr(buf, '#');
+    if (hash)
+        *hash = 0;
+}
+
+/* Each host's cores: those its node leader sent (so a host with another topology is mapped
+ * onto its own cores), else this host's, with a warning. 0, or -1 if hwloc fails here too. */
+static int hosts_topo(const hc_placement *pl, const int *hostrep, int nhosts, hc_host_topo *ht)
+{
+    for (int h = 0; h < nhosts; h++) {
+        char real[64];
+        real_host(pl->host[hostrep[h]], real, sizeof real);
+        if (pl->topo && hc_host_topo_find(&ht[h], pl->topo, real) == 0)
+            continue;
+        if (hc_host_topo_load(&ht[h]) != 0) {
+            hc_warn("no mapping recommended: hwloc could not read this host's topology");
+            return -1;
+        }
+        if (pl->topo)
+            hc_warn("mapping: no core list from host %s: mapped with this host's %d cores",
+                    real, ht[h].ncores);
+    }
+    return 0;
+}
+
 int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placement *pl)
 {
     int n = pl->nranks, rc = -1;
     if (!g || g->n != n || n < 1)
         return -1;
-    hc_host_topo topo;
-    if (host_topo(&topo) != 0) {
-        hc_warn("no mapping recommended: hwloc could not read this host's topology");
-        free(topo.core_os);
-        free(topo.pu_core);
-        return -1;
-    }
     /* hosts in order of first appearance */
     int *host_of = malloc(sizeof(int) * (size_t)n), *per_host = calloc((size_t)n, sizeof(int));
     int *hostrep = malloc(sizeof(int) * (size_t)n); /* a rank of each host, for its name */
     int *launched = malloc(sizeof(int) * (size_t)n), *map = malloc(sizeof(int) * (size_t)n);
     int *base = malloc(sizeof(int) * (size_t)n), *fill = NULL;
+    hc_host_topo *ht = calloc((size_t)n, sizeof *ht);
     hc_machine m = {0};
     hc_mapfile f = {0};
     char err[512], name[64];
-    if (!host_of || !per_host || !hostrep || !launched || !map || !base)
+    int nhosts = 0;
+    if (!host_of || !per_host || !hostrep || !launched || !map || !base || !ht)
         goto out;
-    int nhosts = 0, maxper = 0;
     for (int r = 0; r < n; r++) {
         int h = -1;
         for (int q = 0; q < nhosts && h < 0; q++) /* hosts are few next to ranks */
@@ -159,10 +131,25 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
             hostrep[h] = r;
         }
         host_of[r] = h;
-        if (++per_host[h] > maxper)
-            maxper = per_host[h];
+        per_host[h]++;
     }
-    int C = topo.ncores, P = topo.npackages, slots = (maxper + C - 1) / C;
+    if (hosts_topo(pl, hostrep, nhosts, ht) != 0)
+        goto out;
+    /* One tree for all hosts: as many cores per host as the largest has, those a host lacks
+     * unavailable. The package level only when every host has the same packages. Slots (ranks
+     * sharing a core) as many as the launch used, but only as many available as the ranks
+     * need: no host gets more ranks than its cores while others have cores free. */
+    int C = 0, P = ht[0].npackages, total = 0, launch_slots = 1;
+    for (int h = 0; h < nhosts; h++) {
+        C = ht[h].ncores > C ? ht[h].ncores : C;
+        total += ht[h].ncores;
+        int s = (per_host[h] + ht[h].ncores - 1) / ht[h].ncores;
+        launch_slots = s > launch_slots ? s : launch_slots;
+    }
+    for (int h = 0; h < nhosts; h++)
+        if (ht[h].npackages != P || ht[h].ncores != C)
+            P = 1;
+    int need = (n + total - 1) / total, slots = launch_slots > need ? launch_slots : need;
     char spec[256], bwdesc[PATH_MAX];
     int o = snprintf(spec, sizeof spec, "node:%d", nhosts);
     if (P > 1)
@@ -176,14 +163,19 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
         hc_warn("no mapping recommended: %s", err);
         goto out;
     }
+    int per = C * slots;
+    for (int h = 0; h < nhosts; h++)
+        for (int c = 0; c < C; c++)
+            for (int s = 0; s < slots; s++)
+                m.avail[h * per + c * slots + s] = c < ht[h].ncores && s < need;
     level_bandwidths(&m, m.bw, bwdesc, sizeof bwdesc);
     /* as launched: host, core position from the PU the rank ran on, next free slot */
-    int per = C * slots;
     fill = calloc((size_t)nhosts * (size_t)C, sizeof(int));
     if (!fill)
         goto out;
     for (int r = 0; r < n; r++) {
-        int pu = pl->core[r], pos = pu >= 0 && pu <= topo.maxpu ? topo.pu_core[pu] : -1;
+        const hc_host_topo *t = &ht[host_of[r]];
+        int pu = pl->core[r], pos = pu >= 0 && pu <= t->maxpu ? t->pu_core[pu] : -1;
         if (pos < 0)
             pos = 0;
         int *used = &fill[host_of[r] * C + pos];
@@ -218,7 +210,7 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
     for (int r = 0; r < n; r++) {
         int h = map[r] / per;
         snprintf(f.host[r], sizeof f.host[r], "%s", pl->host[hostrep[h]]);
-        f.core[r] = topo.core_os[(map[r] % per) / slots];
+        f.core[r] = ht[h].core_os[(map[r] % per) / slots];
     }
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/mapping.txt", dir);
@@ -245,12 +237,17 @@ int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placemen
     }
     hc_info(1, "mapping %s on %s (bandwidths %s: %s): cost max %.3g s as launched, %.3g s mapped",
             name, f.machine, bwdesc, f.bandwidths, f.cost[0].max, mapped.max);
+    for (int h = 0; h < nhosts; h++)
+        if (ht[h].ncores != C)
+            hc_info(1, "mapping: host %s has %d of the model's %d cores per host: %d available "
+                    "to ranks", pl->host[hostrep[h]], ht[h].ncores, C, ht[h].ncores * need);
     rc = 0;
 out:
     hc_mapfile_free(&f);
     hc_machine_free(&m);
-    free(topo.core_os);
-    free(topo.pu_core);
+    for (int h = 0; ht && h < nhosts; h++)
+        hc_host_topo_free(&ht[h]);
+    free(ht);
     free(host_of);
     free(per_host);
     free(hostrep);

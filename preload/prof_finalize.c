@@ -72,8 +72,10 @@ static void local_text(hc_prof_buf *b, double npt, int host_leader)
                                (unsigned long long)bytes[f], (double)ticks[f] * npt);
     if (hc_prof_depth)
         hc_prof_site_dump(b, npt);
-    if (host_leader)
+    if (host_leader) {
         topology_line(b);
+        hc_host_topo_line(b, hc_host_info_get()->host);
+    }
 }
 
 static void fill_rank(hc_prof_rank *r, double npt, int incomplete)

@@ -261,7 +261,7 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
         hc_log(NULL, "profile written to %s", final);
 
     /* Placement of every rank as run, for the recommended mapping. */
-    hc_placement pl = {.nranks = d->nranks};
+    hc_placement pl = {.nranks = d->nranks, .topo = d->text};
     pl.host = malloc(sizeof *pl.host * (size_t)d->nranks);
     pl.core = malloc(sizeof(int) * (size_t)d->nranks);
     pl.numa = malloc(sizeof(int) * (size_t)d->nranks);
