@@ -33,6 +33,12 @@ static hc_bstate *state_of(hc_comm *c)
         hc_shm_destroy(&st->shm);
         st->failed = 1;
     }
+    /* Once per communicator: the stages its broadcasts run, and over how many nodes. */
+    if (c->rank == 0)
+        hc_info(1, "bcast on %d ranks, %d node(s): %s", c->size, c->num_nodes,
+                st->failed          ? "the vendor's (no shared memory on some node)"
+                : c->num_nodes == 1 ? "the queue"
+                                    : "the queue in each node, leaders' step between nodes");
     pthread_mutex_lock(&c->lock);
     c->slot[HC_SLOT_BCAST] = st;
     c->slot_free[HC_SLOT_BCAST] = state_free;
