@@ -44,7 +44,7 @@ run() {
         timeout -k 5 120 "$CLUSTER" exec h1 "$MPIEXEC" --host "$hosts" -n "$np" \
             --mca mpi_yield_when_idle 1 "${env[@]}" "$TMP/colls" >"$TMP/out" 2>"$TMP/err"
         rc=$?
-        [ "$rc" = 0 ] || { tail -20 "$TMP/out" "$TMP/err"; fail "$shape: run $r exited $rc (124: did not finish in 120 s)"; }
+        [ "$rc" = 0 ] || { grep -m 10 "check failed" "$TMP/err" || tail -n 20 "$TMP/err"; tail -n 3 "$TMP/out"; fail "$shape: run $r exited $rc (124: did not finish in 120 s)"; }
         grep -q "checks on $np ranks, 0 failed" "$TMP/out" || { cat "$TMP/out" "$TMP/err" | head -40; fail "$shape: run $r results"; }
     done
     # the ranks ran on the hosts asked for, and hiercoll took these hosts for its nodes
