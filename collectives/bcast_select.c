@@ -13,7 +13,13 @@
 #include "hc_tuning.h"
 #include "hc_util.h"
 
-static void state_free(hc_comm *c, void *state) { hc_bshm_destroy(state); }
+static void state_free(hc_comm *c, void *state)
+{
+    hc_bstate *st = state;
+    if (st->reps != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->reps);
+    hc_bshm_destroy(st);
+}
 
 /* The state of c, created on first use: collective over c (every rank agrees, across nodes
  * too, so no node takes the vendor path while another waits in ours). */
@@ -33,6 +39,15 @@ static hc_bstate *state_of(hc_comm *c)
         hc_shm_destroy(&st->shm);
         st->failed = 1;
     }
+    st->reps = MPI_COMM_NULL;
+    if (!st->failed && c->num_nodes > 1)
+        PMPI_Comm_split(c->comm, 0, c->rank, &st->reps);
+    /* Once per communicator: the stages its broadcasts run, and over how many nodes. */
+    if (c->rank == 0)
+        hc_info(1, "bcast on %d ranks, %d node(s): %s", c->size, c->num_nodes,
+                st->failed          ? "the vendor's (no shared memory on some node)"
+                : c->num_nodes == 1 ? "the queue"
+                                    : "the queue in each node, leaders' step between nodes");
     pthread_mutex_lock(&c->lock);
     c->slot[HC_SLOT_BCAST] = st;
     c->slot_free[HC_SLOT_BCAST] = state_free;
@@ -92,6 +107,42 @@ static void node_stage(hc_bstate *st, bcast_plan plan, char *seg, size_t len, si
         hc_bshm_bcast(st, seg, len, total, lroot, how);
 }
 
+/* Messages up to this size whose root is not its node's leader skip the hand-off to that
+ * leader: the root itself sends to the other nodes' leaders. On 2 hosts x 2 ranks the
+ * hand-off made 8 B-1 KiB broadcasts with a rotating root up to 1.25x the vendor's time
+ * (docs/algorithms-bcast.md, Across hosts). */
+#define HC_BCAST_DIRECT_MAX ((size_t)4 << 10)
+
+/* Who carries node number v (counted from the root's node) in the root's leaders' step: the
+ * root for its own node, the leader for every other. */
+static int carrier(const hc_comm *c, int v, int root)
+{
+    int node = (v + c->node_of[root]) % c->num_nodes;
+    return node == c->node_of[root] ? root : c->node_leader[node];
+}
+
+/* The leaders' step from the root itself: a binomial tree over the nodes, numbered from the
+ * root's, in which the root stands for its node and every other node's leader for its own.
+ * Point to point on st->reps, a private communicator, so no user message can match. */
+static void root_to_leaders(hc_comm *c, hc_bstate *st, char *seg, size_t len, int root)
+{
+    int nodes = c->num_nodes, rnode = c->node_of[root];
+    if (c->rank != root && (c->local_rank != 0 || c->node == rnode))
+        return;
+    int v = (c->node - rnode + nodes) % nodes, mask = 1;
+    while (mask < nodes) {
+        if (v & mask) {
+            PMPI_Recv(seg, (int)len, MPI_BYTE, carrier(c, v - mask, root), 0, st->reps,
+                      MPI_STATUS_IGNORE);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < nodes)
+            PMPI_Send(seg, (int)len, MPI_BYTE, carrier(c, v + mask, root), 0, st->reps);
+}
+
 /* Root's node first (root -> its node), then leaders, then the other nodes; segment by
  * segment, so node B's intra-node stage of one segment overlaps the leaders' next one, and a
  * packed datatype needs one segment of memory. With pk, the root packs each segment into
@@ -105,6 +156,24 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
      * a packed copy, nor on a leader that forwards them to the other leaders. */
     int stream_out = user_dst && m >= HC_COPY_NT_MIN && !(c->num_nodes > 1 && c->local_rank == 0);
     int how = (stream_out ? HC_BSHM_STREAM : 0) | (m >= HC_BCAST_ROOT_NT_MIN ? HC_BSHM_ROOT_NT : 0);
+    if (c->num_nodes > 1 && c->local_rank_of[root] != 0 && m <= HC_BCAST_DIRECT_MAX &&
+        m <= plan.seg) {
+        /* one segment; the same decision on every rank (root and size only) */
+        char *seg = pk ? stage : stream;
+        if (pk && c->rank == root)
+            hc_bpack_out(pk, seg, m);
+        if (c->rank == root)
+            root_to_leaders(c, st, seg, m, root);
+        if (c->node == rnode) {
+            node_stage(st, plan, seg, m, m, c->local_rank_of[root], how);
+        } else {
+            root_to_leaders(c, st, seg, m, root);
+            node_stage(st, plan, seg, m, m, 0, how);
+        }
+        if (pk && c->rank != root)
+            hc_bpack_in(pk, seg, m);
+        return;
+    }
     for (size_t off = 0; off < m; off += plan.seg) {
         size_t len = HC_MIN(plan.seg, m - off);
         char *seg = pk ? stage : stream + off;

@@ -82,6 +82,9 @@ typedef struct hc_bstate {
     int *child;             /* my children per root, cstart-indexed */
     int *domain;            /* [n] NUMA domain of each local rank (possibly faked) */
     int misplaced_pages;    /* pages of my region found off my NUMA node */
+    /* bcast_select.c: a private copy of the communicator for the leaders' step in which the
+     * root stands for its node (several nodes only, else MPI_COMM_NULL). */
+    MPI_Comm reps;
 } hc_bstate;
 
 /* Collective over c->local. Creates the segment, places each region on its owner's NUMA
