@@ -33,6 +33,8 @@ static inline char *hc_red_at(const hc_red *r, const void *base, int64_t i)
     return (char *)base + i * (int64_t)r->extent;
 }
 
+#define HC_AR_INLINE_BYTES 8
+
 /* One rank's line at the head of the node's segment: its phase counter and, for the CMA
  * engine, where peers find its memory (written before the phase is published). */
 typedef struct hc_ar_flag {
@@ -41,8 +43,11 @@ typedef struct hc_ar_flag {
     uint64_t probe;               /* address of the CMA probe word */
     uint64_t send_addr, recv_addr; /* this call's buffers (CMA engine) */
     uint32_t in_shift, res_shift;  /* where this chunk's data starts in a slot (staged engine) */
-    char pad[HC_CACHELINE - 5 * sizeof(uint64_t) - 2 * sizeof(uint32_t)];
+    /* Vectors up to HC_AR_INLINE_BYTES travel in this line, one per phase parity: a peer's
+     * wait for seq brings the data along instead of fetching a slot line after it. */
+    unsigned char inline_data[2][HC_AR_INLINE_BYTES];
 } hc_ar_flag;
+_Static_assert(sizeof(hc_ar_flag) == HC_CACHELINE, "one flag line per rank");
 
 /* The smallest slot (collectives/allreduce_shm.c): an element wider than this cannot be
  * staged on every node, so such allreduces go to the vendor. */

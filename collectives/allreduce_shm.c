@@ -115,11 +115,29 @@ static void reduce_inputs(hc_comm *c, hc_ar_state *st, const hc_red *r, int pari
         hc_red_apply(r, dst, hc_red_at(r, slot(c, st, parity, l), off), dst, n);
 }
 
+/* Every local rank's vector of at most HC_AR_INLINE_BYTES from the flag lines, reduced in
+ * local-rank order as reduce_inputs does. */
+static void reduce_inline(hc_comm *c, hc_ar_state *st, const hc_red *r, int parity, void *dst,
+                          int64_t n)
+{
+    hc_ar_flag *f = hc_ar_flags(st);
+    hc_red_apply(r, dst, f[1].inline_data[parity], f[0].inline_data[parity], n);
+    for (int l = 2; l < c->local_size; l++)
+        hc_red_apply(r, dst, f[l].inline_data[parity], dst, n);
+}
+
 int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                     void *recvbuf, int64_t count)
 {
     int parity = (int)(st->shm.phase & 1);
-    memcpy(slot(c, st, parity, c->local_rank), sendbuf, hc_red_span(r, count));
+    size_t span = hc_red_span(r, count);
+    if (span <= HC_AR_INLINE_BYTES) {
+        memcpy(hc_ar_flags(st)[c->local_rank].inline_data[parity], sendbuf, span);
+        hc_ar_sync(c, st);
+        reduce_inline(c, st, r, parity, recvbuf, count);
+        return MPI_SUCCESS;
+    }
+    memcpy(slot(c, st, parity, c->local_rank), sendbuf, span);
     hc_ar_sync(c, st);
     reduce_inputs(c, st, r, parity, recvbuf, 0, count);
     return MPI_SUCCESS;
