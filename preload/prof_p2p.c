@@ -232,19 +232,24 @@ HC_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
 HC_EXPORT int MPI_Request_free(MPI_Request *req)
 {
     MPI_Request r = *req;
-    int rc = PMPI_Request_free(req);
-    if (rc != MPI_SUCCESS || r == MPI_REQUEST_NULL || !__atomic_load_n(&persist_used, __ATOMIC_RELAXED))
-        return rc;
-    /* Always, even after profiling stopped: a handle the vendor reuses must not inherit. */
+    if (r == MPI_REQUEST_NULL || !__atomic_load_n(&persist_used, __ATOMIC_RELAXED))
+        return PMPI_Request_free(req);
+    /* Always, even after profiling stopped: a handle the vendor reuses must not inherit.
+     * The entry goes under the same write lock as the handle: freed first, another thread's
+     * MPI_Send_init could be handed r again and its new entry be the one removed, leaving
+     * this one to count that thread's starts (or a receive's). No MPI call takes this lock
+     * while holding the library's own, so holding it across PMPI_Request_free is safe. */
     size_t b = persist_bucket(r);
     pthread_rwlock_wrlock(&persist_lock);
-    for (persist **p = &persist_table[b]; *p; p = &(*p)->next)
-        if ((*p)->req == r) {
-            persist *dead = *p;
-            *p = dead->next;
-            free(dead);
-            break;
-        }
+    int rc = PMPI_Request_free(req);
+    if (rc == MPI_SUCCESS)
+        for (persist **p = &persist_table[b]; *p; p = &(*p)->next)
+            if ((*p)->req == r) {
+                persist *dead = *p;
+                *p = dead->next;
+                free(dead);
+                break;
+            }
     pthread_rwlock_unlock(&persist_lock);
     return rc;
 }
