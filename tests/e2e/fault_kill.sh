@@ -10,14 +10,14 @@ uid=$(id -u)
 
 # After a job: its rank processes are gone and no segment named after any of them remains.
 check_clean() {
-    local name=$1 rc=$2 secs=$3 pids left alive=""
+    local name=$1 rc=$2 secs=$3 pids left alive="" may_succeed=${4:-}
     pids=$(awk '/^pid / {print $3}' "$tmp/out")
     if [ -z "$pids" ]; then
         echo "FAIL $name: ranks never started"; head "$tmp/out" "$tmp/err"; fail=1; return
     fi
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 -a "$secs" -ge 90 ]; then
         echo "FAIL $name: the job did not end (timeout)"; fail=1
-    elif [ "$rc" -eq 0 ]; then
+    elif [ "$rc" -eq 0 ] && [ -z "$may_succeed" ]; then
         echo "FAIL $name: the job reported success"; fail=1
     fi
     sleep 1
@@ -81,7 +81,13 @@ outside() { # NAME SIGNAL TARGET(rank number or "launcher")
     fi
     wait "$mp"
     rc=$?
-    check_clean "$name" $rc $(($(date +%s) - t0))
+    # What a launcher reports after Ctrl-C is its own business: Hydra 4.0.2 forwards SIGINT
+    # to the ranks and exited 0 in one suite run of several (the ranks loop forever, so they
+    # were interrupted). What this case is about holds either way: the job ends, no rank
+    # process and no segment is left (checked below).
+    local may_succeed=""
+    [ "$target" = launcher ] && [ "$HC_FAMILY" = mpich ] && may_succeed=1
+    check_clean "$name" $rc $(($(date +%s) - t0)) $may_succeed
 }
 outside "SIGKILL from outside, rank 2" KILL 2
 outside "SIGKILL from outside, rank 0 (segment creator)" KILL 0
