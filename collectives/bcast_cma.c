@@ -143,7 +143,7 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
     hc_backoff b = HC_BACKOFF_INIT;
     while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
         hc_backoff_wait(&b);
-    hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+    hc_bshm_forward(st, lroot, g, x);
     if (total)
         hc_bshm_check_total(x, total);
     if (x->kind != HC_BCELL_CMA) /* only when the lengths differ, which the first cell catches */

@@ -241,6 +241,12 @@ void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_
     }
 }
 
+void hc_bshm_forward(hc_bstate *st, int lroot, uint64_t g, const hc_bcell *x)
+{
+    size_t plen = x->kind == HC_BCELL_INLINE ? x->len : HC_BCELL_WHERE_BYTES;
+    hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, plen);
+}
+
 static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
     int me = st->me;
@@ -310,7 +316,7 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
         while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
             hc_backoff_wait(&b);
         /* Children first: they then copy in parallel with me. */
-        hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, sizeof x->payload);
+        hc_bshm_forward(st, lroot, g, x);
         /* The first cell settles it: with equal lengths every later call matches too. */
         if (off == 0 && total)
             hc_bshm_check_total(x, total);

@@ -13,16 +13,23 @@
 
 /* What a control cell announces. */
 enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3 };
-#define HC_BCELL_INLINE_MAX 48
+/* Messages up to this size travel inside the cell. Two lines: a 64-byte message in a
+ * one-line cell took a second line from the ring, and cores fetch an aligned pair of lines
+ * together (docs/algorithms-bcast.md). A reader touches the second line only for a message
+ * longer than the first line's payload. */
+#define HC_BCELL_INLINE_MAX 112
+/* The bytes of a payload that say where a fragment is (hc_bdata, hc_bcma_where). */
+#define HC_BCELL_WHERE_BYTES 32
 
-/* One control cell: a cache line, written by the parent, read by its owner. seq is the
- * global fragment number + 1 (monotonic, never reset), published last with release. */
+/* One control cell: an aligned pair of cache lines, written by the parent, read by its
+ * owner. seq is the global fragment number + 1 (monotonic, never reset), published last with
+ * release. */
 typedef struct hc_bcell {
     _Atomic uint64_t seq;
     uint32_t kind, len;
     unsigned char payload[HC_BCELL_INLINE_MAX];
 } hc_bcell;
-_Static_assert(sizeof(hc_bcell) == 64, "a control cell is one cache line");
+_Static_assert(sizeof(hc_bcell) == 128, "a control cell is an aligned pair of cache lines");
 
 /* Payload of a data cell: where the fragment starts in the root's ring, and the length of the
  * whole message (readers check theirs against it at the message's first fragment). */
@@ -34,8 +41,9 @@ typedef struct hc_bdata {
 typedef struct hc_bcma_where {
     uint64_t pid, addr, total;
 } hc_bcma_where;
-_Static_assert(sizeof(hc_bdata) <= HC_BCELL_INLINE_MAX && sizeof(hc_bcma_where) <= HC_BCELL_INLINE_MAX,
-               "cell payloads fit a cell");
+_Static_assert(sizeof(hc_bdata) <= HC_BCELL_WHERE_BYTES &&
+                   sizeof(hc_bcma_where) <= HC_BCELL_WHERE_BYTES,
+               "cell payloads fit a cell's first line");
 
 /* Head of each rank's region: counters on their own cache lines. The cma_* words serve the
  * cooperative CMA broadcast (bcast_cma.c): a reader publishes where its stream lands, then
@@ -150,6 +158,9 @@ void hc_bshm_claim_cell(hc_bstate *st, uint64_t g);
 /* Publishes fragment g to my children in the tree of lroot. */
 void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_t len,
                     const void *payload, size_t plen);
+/* Passes the cell x of fragment g on to my children in the tree of lroot, with only the
+ * payload bytes it uses. */
+void hc_bshm_forward(hc_bstate *st, int lroot, uint64_t g, const hc_bcell *x);
 /* The cooperative single copy (bcast_cma.c), a peer of hc_bshm_bcast on the same state: m
  * bytes of `bytes` from local rank lroot, every reader pulling its stream from the front with
  * process_vm_readv while the root pushes it from the back with process_vm_writev. Requires

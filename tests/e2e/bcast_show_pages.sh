@@ -22,10 +22,11 @@ run() {
     fi
 }
 
-# check NAME S F [C]: the report lines of a ring of S fragments of F bytes and C cells (64).
+# check NAME S F [C]: the report lines of a ring of S fragments of F bytes and C cells (64) of
+# 128 bytes each (hc_bcell).
 check() {
     local name=$1 s=$2 f=$3 c=${4:-64} bad=0 r lines line n m x k
-    local lo=$(( (s * f + c * 64 + 128 + page - 1) / page )) hi
+    local lo=$(( (s * f + c * 128 + 128 + page - 1) / page )) hi
     hi=$(( lo + 1 ))
     for r in 0 1; do
         lines=$(grep -c "^hiercoll\[$r\]: bcast queue: " "$tmp/err")

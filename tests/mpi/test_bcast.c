@@ -135,13 +135,19 @@ static void check_types(MPI_Comm comm, MPI_Comm ref, MPI_Datatype rtype, int rco
     free(got);
 }
 
+/* Largest message carried inside a control cell (HC_BCELL_INLINE_MAX, collectives/bcast_shm.h),
+ * and the payload of the cell's first line. */
+#define INLINE_MAX 112
+#define FIRST_LINE_MAX 48
+
 static void sizes_all_roots(MPI_Comm comm, const char *algo, int with_ref)
 {
     int size;
     MPI_Comm_size(comm, &size);
     MPI_Comm ref = with_ref ? hc_t_vendor_dup(comm) : MPI_COMM_NULL;
     /* 4095 / 4096: the root's copy changes to non-temporal stores (bcast_select.c). */
-    size_t sizes[] = {0, 1, 7, 48, 49, 64, 4095, 4096, frag - 1, frag, frag + 1,
+    size_t sizes[] = {0, 1, 7, FIRST_LINE_MAX, FIRST_LINE_MAX + 1, 64, INLINE_MAX, INLINE_MAX + 1,
+                      4095, 4096, frag - 1, frag, frag + 1,
                       queue * frag + 1, (3u << 20) + 5};
     char what[96];
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -277,7 +283,7 @@ static void cma_chunks(MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Comm ref = hc_t_vendor_dup(comm);
-    size_t sizes[] = {49, CMA_CHUNK - 1, CMA_CHUNK, CMA_CHUNK + 1, 5 * CMA_CHUNK + 777};
+    size_t sizes[] = {INLINE_MAX + 1, CMA_CHUNK - 1, CMA_CHUNK, CMA_CHUNK + 1, 5 * CMA_CHUNK + 777};
     char what[96];
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int root = 0; root < size; root++) {
@@ -312,7 +318,7 @@ static void cma_chunks(MPI_Comm comm)
     int calls = size > 4 ? 60 : 200;
     long bad = 0;
     for (int i = 0; i < calls; i++) {
-        size_t bytes = 49 + (size_t)i * 104729 % (cap - 49);
+        size_t bytes = INLINE_MAX + 1 + (size_t)i * 104729 % (cap - INLINE_MAX - 1);
         int root = (i * 5 + i / size) % size;
         bad += checked_bcast(comm, buf, want, bytes, root, 7000 + (uint64_t)i);
     }
@@ -331,7 +337,7 @@ static void buffer_offsets(MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     const size_t offs[] = {1, 4095, 2048, 4048, 0};
-    size_t sizes[] = {49, frag - 1, frag, frag + 1, 2 * frag + 4095, queue * frag + 4097};
+    size_t sizes[] = {INLINE_MAX + 1, frag - 1, frag, frag + 1, 2 * frag + 4095, queue * frag + 4097};
     size_t cap = queue * frag + 4097 + 4096 + 1;
     unsigned char *mem = malloc(cap), *want = malloc(cap);
     for (int k = 0; k < 5; k++)
