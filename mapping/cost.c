@@ -40,7 +40,14 @@ hc_map_cost hc_map_cost_eval(const hc_graph *g, const hc_machine *m, const int *
     return c;
 }
 
-int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n)
+/* Does c keep to ref: no higher max, a sum at most HC_MAP_REF_SUM_SLACK above? */
+static int within_ref(hc_map_cost c, const hc_map_cost *ref)
+{
+    return !hc_map_cost_less(ref->max, c.max) &&
+           !hc_map_cost_less(ref->sum * (1 + HC_MAP_REF_SUM_SLACK), c.sum);
+}
+
+int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n, const hc_map_cost *ref)
 {
     double lowest = 0;
     int any = 0, win = -1;
@@ -51,5 +58,11 @@ int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n)
         if (ok[i] && !hc_map_cost_less(lowest * (1 + HC_MAP_SUM_SLACK), c[i].sum) &&
             (win < 0 || hc_map_cost_better(c[i], c[win])))
             win = i;
-    return win;
+    if (!ref || win < 0 || within_ref(c[win], ref))
+        return win;
+    int held = -1;
+    for (int i = 0; i < n; i++)
+        if (ok[i] && within_ref(c[i], ref) && (held < 0 || hc_map_cost_better(c[i], c[held])))
+            held = i;
+    return held >= 0 ? held : win;
 }

@@ -29,9 +29,13 @@ int hc_map_cost_better(hc_map_cost a, hc_map_cost b);
  * that of row strips on anisotropic grids; at 15% it takes strips on small grids for 15%
  * more traffic. */
 #define HC_MAP_SUM_SLACK 0.125
+/* How far above a reference's sum a choice may be (auto's reference: Scotch's best result). */
+#define HC_MAP_REF_SUM_SLACK 0.05
 /* Of the candidates c[i] with ok[i], the better one (hc_map_cost_better) among those whose sum
- * is within HC_MAP_SUM_SLACK of the lowest sum; -1 if none is ok. */
-int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n);
+ * is within HC_MAP_SUM_SLACK of the lowest sum. Held to a reference ref (NULL: none): if that
+ * choice has a higher max than ref, or a sum more than HC_MAP_REF_SUM_SLACK above ref's, the
+ * better one among the candidates that have neither, if any. -1 if none is ok. */
+int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n, const hc_map_cost *ref);
 /* Per-rank times t_i into t[M]. */
 void hc_map_rank_costs(const hc_graph *g, const hc_machine *m, const int *map, double *t);
 
@@ -50,7 +54,8 @@ int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int *map
 int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map);
 /* Scotch (libscotch) onto a tree machine as a tleaf target, unavailable cores left out, with
  * strategy hc_scotch_strategies[strategy]; ranks that Scotch's balance tolerance puts on a
- * shared core are moved (hc_map_make_injective). Needs a tree machine. */
+ * shared core are moved (hc_map_make_injective). Needs a tree machine. Returns how many ranks
+ * were moved (0: the mapping is Scotch's own), or -1 as the other algorithms. */
 typedef struct hc_scotch_strategy {
     const char *label; /* short name, as in the comparison's tables */
     int flags;         /* SCOTCH_STRAT* */
@@ -70,8 +75,10 @@ typedef struct hc_tleaf {
 } hc_tleaf;
 int hc_map_tleaf(const hc_machine *m, int cumulative, hc_tleaf *t);
 /* Scotch's integer edge weights: w -> hc_map_scotch_weight(w, scale), scale chosen so the
- * heaviest edge gets 10 000 and no sum of weight x distance overflows 32 bits. */
-double hc_map_scotch_scale(const hc_graph *g, const hc_tleaf *t);
+ * heaviest edge gets 10 000 and no sum of weight x distance overflows 32 bits. One scale for
+ * both tleaf encodings of m (the larger distance), so every strategy, and gmap, maps the
+ * same integer graph. */
+double hc_map_scotch_scale(const hc_graph *g, const hc_machine *m);
 long long hc_map_scotch_weight(double w, double scale);
 /* Ranks sharing a core move, each to the free available core with the highest bandwidth to
  * the one it left. Returns how many moved, or -1 (no free core, no memory). */
@@ -80,7 +87,8 @@ int hc_map_make_injective(const hc_machine *m, int *map, int M);
  * makes either worse. Deterministic for a seed. Returns the number of moves made. */
 long hc_map_refine(const hc_graph *g, const hc_machine *m, unsigned seed, int *map);
 
-/* Runs algo (auto: every applicable algorithm, each refined, the lowest max then sum wins).
+/* Runs algo (auto: every applicable algorithm, the most promising refined, hc_map_cost_pick
+ * held to Scotch's best unrepaired mapping as the reference).
  * name receives what was used, e.g. "tmmgp+refine". 0 or -1 with a reason in err. */
 int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, unsigned seed,
                    int *map, char *name, size_t namelen, char *err, size_t errlen);

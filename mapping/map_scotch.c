@@ -46,8 +46,12 @@ int hc_map_tleaf(const hc_machine *m, int cumulative, hc_tleaf *t)
     return t->n > 0 ? 0 : -1;
 }
 
-double hc_map_scotch_scale(const hc_graph *g, const hc_tleaf *t)
+double hc_map_scotch_scale(const hc_graph *g, const hc_machine *m)
 {
+    hc_tleaf own, summed;
+    int dist = 1;
+    if (hc_map_tleaf(m, 0, &own) == 0 && hc_map_tleaf(m, 1, &summed) == 0)
+        dist = own.dist > summed.dist ? own.dist : summed.dist;
     double wmax = 0, total = 0;
     for (long long e = 0; e < g->xadj[g->n]; e++) {
         wmax = g->adjwgt[e] > wmax ? g->adjwgt[e] : wmax;
@@ -57,7 +61,7 @@ double hc_map_scotch_scale(const hc_graph *g, const hc_tleaf *t)
         return 1;
     /* resolution of 1e-4 of the heaviest edge, unless Scotch's 32-bit sums of weight x
      * distance could overflow */
-    double scale = 10000 / wmax, limit = 1e9 / ((double)(t->dist > 0 ? t->dist : 1) * total);
+    double scale = 10000 / wmax, limit = 1e9 / ((double)dist * total);
     return scale < limit ? scale : limit;
 }
 
@@ -79,7 +83,7 @@ int hc_map_scotch(const hc_graph *g, const hc_machine *m, unsigned seed, int str
     if (M == 0)
         return 0;
     long long nadj = g->xadj[M];
-    double scale = hc_map_scotch_scale(g, &t);
+    double scale = hc_map_scotch_scale(g, m);
     SCOTCH_Num *vert = malloc(sizeof(SCOTCH_Num) * ((size_t)M + 1));
     SCOTCH_Num *edge = malloc(sizeof(SCOTCH_Num) * (size_t)(nadj ? nadj : 1));
     SCOTCH_Num *wgt = malloc(sizeof(SCOTCH_Num) * (size_t)(nadj ? nadj : 1));
@@ -143,8 +147,8 @@ int hc_map_scotch(const hc_graph *g, const hc_machine *m, unsigned seed, int str
         else
             map[v] = cores[part[v]];
     }
-    if (rc == 0 && hc_map_make_injective(m, map, M) < 0)
-        rc = -1;
+    if (rc == 0)
+        rc = hc_map_make_injective(m, map, M);
 done:
     if (have_bound)
         SCOTCH_graphExit(&bound);

@@ -16,9 +16,9 @@
 int hc_gmap_write_graph(const hc_graph *g, const hc_machine *m, const char *path)
 {
     hc_tleaf t;
-    if (hc_map_tleaf(m, 1, &t) != 0) /* the larger distances: the safe scale for both */
+    if (hc_map_tleaf(m, 1, &t) != 0)
         return -1;
-    double scale = hc_map_scotch_scale(g, &t);
+    double scale = hc_map_scotch_scale(g, m);
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
