@@ -107,7 +107,7 @@ void hc_ar_sync(hc_comm *c, hc_ar_state *st);
 /* Every local rank reduces every local vector (small messages). */
 int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                     void *recvbuf, int64_t count);
-/* Several nodes: the node's vectors reduced by its leader, the vendor's allreduce among the
+/* Several nodes: the node's vectors reduced by its leader, recursive doubling among the
  * leaders, the result shared through the segment. Works with one rank per node too. */
 int hc_ar_shm_small_nodes(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
                           void *recvbuf, int64_t count);

@@ -257,7 +257,7 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
     int coords[HC_RING_MAXD];
     lattice_for(c, choice, bytes, &lat, &how);
     hc_lattice_coords(&lat, c->rank, coords);
-    /* Small vectors across nodes: reduce in each node, the vendor among the leaders. */
+    /* Small vectors across nodes: reduce in each node, then among the leaders. */
     if (choice == HC_ALLREDUCE_SHM && c->num_nodes > 1 && bytes < HC_AR_RING_MIN_BYTES &&
         hc_ar_shm_setup(c, st) && count <= hc_ar_shm_small_max(c, st, r)) {
         announce(c, st, &lat, "small vectors: node, leaders, node", 1);

@@ -25,8 +25,10 @@
  * between two ranks, up to 16 KiB among more (docs/algorithms-allreduce.md). */
 #define HC_AR_SMALL_BYTES_PAIR (4 * 1024)
 #define HC_AR_SMALL_BYTES (16 * 1024)
-/* Leaders gather all nodes' small vectors up to this many bytes in total. */
-#define HC_AR_GATHER_BYTES (256 * 1024)
+/* The leaders' recursive doubling receives its whole vector once a round; while that stays
+ * under this many bytes per leader, else the vendor's allreduce, which can split the vector. */
+#define HC_AR_LEADERS_RD_BYTES (256 * 1024)
+#define HC_AR_LEADERS_TAG 7
 
 static size_t header_bytes(int nlocal)
 {
@@ -143,23 +145,75 @@ int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *se
     return MPI_SUCCESS;
 }
 
-/* Among the node leaders, in place on buf: gather every node's vector and reduce them in
- * node order (the same bits everywhere, with hiercoll's kernels) while that stays small;
- * beyond, the vendor's allreduce. */
+/* *mine and the partner's partial in *theirs combined into *mine. The higher-numbered
+ * side's partial is always the kernel's first operand (as in reduce_inputs), so both
+ * partners compute the same bits even where an op is not bitwise symmetric (MIN of -0.0 and
+ * +0.0, a user op); the kernel writes over its second operand, so the higher side swaps its
+ * buffers instead of copying. */
+static void combine(const hc_red *r, int mine_is_higher, char **mine, char **theirs,
+                    int64_t count)
+{
+    if (!mine_is_higher) {
+        hc_red_apply(r, *mine, *theirs, *mine, count);
+        return;
+    }
+    hc_red_apply(r, *theirs, *mine, *theirs, count);
+    char *t = *mine;
+    *mine = *theirs;
+    *theirs = t;
+}
+
+/* Among the node leaders, in place on buf: recursive doubling with hiercoll's kernels (every
+ * leader ends with the same bits; the vendor's MPICH gets MIN/MAX of small unsigned types
+ * wrong and declines derived types). With p leaders and q the largest power of two <= p, the
+ * first 2 (p - q) fold in pairs (the odd one reduces, the even one waits), q take part, and
+ * the odd ones hand the result back. Beyond HC_AR_LEADERS_RD_BYTES, the vendor's. */
 static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void *buf,
                              int64_t count)
 {
-    size_t stride = (size_t)count * (size_t)r->extent;
-    size_t need = stride * (size_t)c->num_nodes;
-    if (need > HC_AR_GATHER_BYTES)
+    int p = c->num_nodes, me, q = 1, rounds = 0;
+    while (2 * q <= p)
+        q *= 2, rounds++;
+    int rem = p - q;
+    size_t span = hc_red_span(r, count);
+    int rd = (size_t)(rounds + (rem > 0)) * span <= HC_AR_LEADERS_RD_BYTES;
+    if (c->rank == 0 && !(st->announced & (8 << rd))) {
+        hc_info(2, "allreduce small vectors among %d node leaders: %s", p,
+                rd ? "recursive doubling" : "the vendor's allreduce");
+        st->announced |= 8 << rd;
+    }
+    if (!rd)
         return hc_pmpi_allreduce(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
-    if (hc_ar_tmp_reserve(st, need) != 0)
+    if (hc_ar_tmp_reserve(st, span) != 0)
         return MPI_ERR_NO_MEM;
-    char *all = st->tmp;
-    int rc = hc_pmpi_allgather(buf, (MPI_Count)count, r->dt, all, c->leaders);
-    hc_red_apply(r, buf, all + stride, all, count);
-    for (int n = 2; n < c->num_nodes; n++)
-        hc_red_apply(r, buf, all + (size_t)n * stride, buf, count);
+    PMPI_Comm_rank(c->leaders, &me);
+    char *mine = buf, *theirs = st->tmp;
+    int rc = MPI_SUCCESS;
+    if (me < 2 * rem && me % 2 == 0) { /* folded into me + 1, which sends the result back */
+        rc = PMPI_Send(mine, (int)count, r->dt, me + 1, HC_AR_LEADERS_TAG, c->leaders);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Recv(mine, (int)count, r->dt, me + 1, HC_AR_LEADERS_TAG, c->leaders,
+                           MPI_STATUS_IGNORE);
+        return rc;
+    }
+    if (me < 2 * rem) {
+        rc = PMPI_Recv(theirs, (int)count, r->dt, me - 1, HC_AR_LEADERS_TAG, c->leaders,
+                       MPI_STATUS_IGNORE);
+        combine(r, 1, &mine, &theirs, count);
+    }
+    /* Rank among the q taking part, and back: the folded pairs first, one per pair. */
+    int v = me < 2 * rem ? me / 2 : me - rem;
+    for (int mask = 1; mask < q && rc == MPI_SUCCESS; mask <<= 1) {
+        int pv = v ^ mask, partner = pv < rem ? 2 * pv + 1 : pv + rem;
+        rc = PMPI_Sendrecv(mine, (int)count, r->dt, partner, HC_AR_LEADERS_TAG, theirs,
+                           (int)count, r->dt, partner, HC_AR_LEADERS_TAG, c->leaders,
+                           MPI_STATUS_IGNORE);
+        combine(r, v > pv, &mine, &theirs, count);
+    }
+    if (me < 2 * rem && rc == MPI_SUCCESS)
+        rc = PMPI_Send(mine, (int)count, r->dt, me - 1, HC_AR_LEADERS_TAG, c->leaders);
+    if (mine != buf)
+        memcpy(buf, mine, span);
     return rc;
 }
 

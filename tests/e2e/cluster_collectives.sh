@@ -9,6 +9,9 @@
 #   4 hosts x 1  lattice 2x2, every dimension point to point (the broadcast: the vendor's,
 #                since no two ranks share a node)
 #   4 hosts x 2  leaders' step among 4; lattice 2x2x2 (two network dimensions)
+#   3 hosts x 2  leaders' step among 3; small vectors: recursive doubling among 3 leaders
+#                (two fold into one first), on the world and the interleaved communicator
+# Every shape's small vectors end in the leaders' recursive doubling (4 x 1: that alone).
 # Each run must exit cleanly within 120 s. HC_CLUSTER_REPS=20 repeats every shape 20 times
 # (default 1). MPICH 4.0.2 with UCX hangs in MPI_Finalize across hosts (docs/cluster.md): Open
 # MPI only.
@@ -73,11 +76,14 @@ expect_line "single-copy node dimension" "allreduce node dimension, first at [0-
 expect_line "point-to-point ring" "allreduce on 8 ranks: lattice 8 \(one ring\), first dimension through point to point"
 expect_line "point-to-point ring, uneven" "allreduce on 4 ranks: lattice 4 \(one ring\), first dimension through point to point"
 expect_line "small vectors" "allreduce on 8 ranks: lattice 4x2 \(small vectors: node, leaders, node\)"
+expect_line "leaders' recursive doubling" "allreduce small vectors among 2 node leaders: recursive doubling"
 
 run "4 hosts x 1" h1,h2,h3,h4 "h1 h2 h3 h4"
 nodes_seen 4 4 1
 expect_line "lattice of network dimensions" "allreduce on 4 ranks: lattice 2x2 \(ranks per node x nodes, cost model\), first dimension through point to point"
 expect_line "point-to-point ring" "allreduce on 4 ranks: lattice 4 \(one ring\), first dimension through point to point"
+expect_line "small vectors" "allreduce on 4 ranks: lattice 2x2 \(small vectors: node, leaders, node\)"
+expect_line "leaders' recursive doubling" "allreduce small vectors among 4 node leaders: recursive doubling"
 grep -q "bcast on 4 ranks" "$TMP/err" && fail "$shape: the broadcast ran the queue with one rank per node"
 
 run "4 hosts x 2" h1:2,h2:2,h3:2,h4:2 "h1 h1 h2 h2 h3 h3 h4 h4"
@@ -85,4 +91,12 @@ nodes_seen 8 4 2
 expect_line "leaders' step among 4" "bcast on 8 ranks, 4 node\(s\): the queue in each node, leaders' step between nodes"
 expect_line "two network dimensions" "allreduce on 8 ranks: lattice 2x2x2 \(ranks per node x nodes, cost model\), first dimension through shared memory"
 expect_line "point-to-point ring" "allreduce on 8 ranks: lattice 8 \(one ring\), first dimension through point to point"
+expect_line "leaders' recursive doubling among 4" "allreduce small vectors among 4 node leaders: recursive doubling"
+
+run "3 hosts x 2" h1:2,h2:2,h3:2 "h1 h1 h2 h2 h3 h3"
+nodes_seen 6 3 2
+expect_line "leaders' step among 3" "bcast on 6 ranks, 3 node\(s\): the queue in each node, leaders' step between nodes"
+expect_line "small vectors" "allreduce on 6 ranks: lattice [0-9x]+ \(small vectors: node, leaders, node\)"
+expect_line "leaders' recursive doubling, 3 leaders" "allreduce small vectors among 3 node leaders: recursive doubling"
+expect_line "point-to-point ring" "allreduce on 6 ranks: lattice 6 \(one ring\), first dimension through point to point"
 echo "ok"

@@ -5,8 +5,8 @@
  * "uneven", up to 3 ranks of rank 0's host and the first of the last rank's host;
  * "interleaved", all ranks in an order that alternates the hosts (nodes not made of
  * consecutive ranks). Each runs the broadcast's queue and single copy with the leaders' step
- * between hosts, and the allreduce's built-in choice (small vectors: node, leaders, node, or
- * the vendor's with one rank per node; from 64 KiB the ring), point-to-point ring and
+ * between hosts, and the allreduce's built-in choice (small vectors: node, then recursive
+ * doubling among the leaders, then node; from 64 KiB the ring), point-to-point ring and
  * lattice, on duplicates with info keys.
  * Rank 0 prints the hosts it sees, so the script can compare them with the nodes hiercoll
  * reports (HIERCOLL_VERBOSE); the last line is hc_mpitest.h's count of failed checks. */
