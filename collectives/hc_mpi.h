@@ -19,6 +19,16 @@
 #endif
 #endif
 
+/* Vectors below this many bytes the vendor's allreduce sends by recursive doubling among more
+ * than two processes; from it on, algorithms that move fewer bytes in more rounds. Open MPI
+ * 4.1 (coll/tuned on 4 processes over TCP): below 8 KiB, measured (docs/algorithms-allreduce.md,
+ * Across hosts); MPICH: up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, 2 KiB by default. */
+#ifdef OPEN_MPI
+#define HC_VENDOR_AR_DOUBLING_BELOW (8 * 1024)
+#else
+#define HC_VENDOR_AR_DOUBLING_BELOW (2 * 1024 + 1)
+#endif
+
 /* The largest packed size of one element that hc_pack and hc_unpack can handle: MPI 3.1's
  * MPI_Pack takes an int buffer size. Collectives that might pack a bigger element decline
  * beforehand, on every rank alike. */
