@@ -16,6 +16,7 @@
 #include "hc_cma.h"
 #include "hc_copy.h"
 #include "hc_log.h"
+#include "hc_must.h"
 #include "hc_mpi.h"
 #include "hc_util.h"
 #include "hc_wait.h"
@@ -26,7 +27,8 @@
 #define HC_AR_SMALL_BYTES_PAIR (4 * 1024)
 #define HC_AR_SMALL_BYTES (16 * 1024)
 /* The leaders' recursive doubling receives its whole vector once a round; while that stays
- * under this many bytes per leader, else the vendor's allreduce, which can split the vector. */
+ * under this many bytes per leader, else the vendor's allreduce, which can split the vector.
+ * A guard only: the callers' 16 KiB limit keeps every leader count below it. */
 #define HC_AR_LEADERS_RD_BYTES (256 * 1024)
 #define HC_AR_LEADERS_TAG 7
 
@@ -184,8 +186,9 @@ static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void 
     }
     if (!rd)
         return hc_pmpi_allreduce(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
-    if (hc_ar_tmp_reserve(st, span) != 0)
-        return MPI_ERR_NO_MEM;
+    if (hc_ar_tmp_reserve(st, span) != 0) /* the other leaders already wait in the exchange */
+        hc_abort(c->comm, MPI_ERR_NO_MEM,
+                 "MPI_Allreduce: out of memory for the leaders' exchange (%zu bytes)", span);
     PMPI_Comm_rank(c->leaders, &me);
     char *mine = buf, *theirs = st->tmp;
     int rc = MPI_SUCCESS;

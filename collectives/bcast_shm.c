@@ -36,7 +36,7 @@
 /* How many calls a root may be ahead of its slowest reader (one cell per fragment; a small
  * message is one fragment). Measured at 4 and 8 ranks on 2 cores, where a reader is often
  * descheduled: with 8 cells a root streaming 4 KiB messages waited for it every 8th call
- * (docs/algorithms-bcast.md). 64 cells are 4 KiB per rank. */
+ * (docs/algorithms-bcast.md). 64 cells are 8 KiB per rank. */
 #define HC_BCAST_CELLS 64
 
 static int choose_tree(const hc_bstate *st)

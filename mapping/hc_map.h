@@ -34,7 +34,8 @@ int hc_map_cost_better(hc_map_cost a, hc_map_cost b);
 /* Of the candidates c[i] with ok[i], the better one (hc_map_cost_better) among those whose sum
  * is within HC_MAP_SUM_SLACK of the lowest sum. Held to a reference ref (NULL: none): if that
  * choice has a higher max than ref, or a sum more than HC_MAP_REF_SUM_SLACK above ref's, the
- * better one among the candidates that have neither, if any. -1 if none is ok. */
+ * better one among the candidates that have neither, if any, even beyond HC_MAP_SUM_SLACK of
+ * the lowest sum (ref's own traffic may be). -1 if none is ok. */
 int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n, const hc_map_cost *ref);
 /* Per-rank times t_i into t[M]. */
 void hc_map_rank_costs(const hc_graph *g, const hc_machine *m, const int *map, double *t);

@@ -29,6 +29,7 @@ check "reader long, fragments" 300000 100000
 check "inline against fragments" 40 100000
 check "inline sizes differ" 40 20
 check "inline sizes differ, second line of the cell" 100 60
+check "reader short, second line of the cell" 60 100
 check "reader longer by a segment" 1572864 1048576
 check "reader shorter by a segment" 1048576 1572864
 check "one byte apart, two segments" 600001 600000

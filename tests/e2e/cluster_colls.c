@@ -107,9 +107,12 @@ static void bcasts(MPI_Comm comm, const char *name)
     MPI_Comm ref = hc_t_vendor_dup(comm);
     const char *algos[] = {"auto", "shm-cma"};
     MPI_Comm comms[2] = {hc_t_algo_dup(comm, "", ""), hc_t_algo_dup(comm, "shm-cma", "")};
-    /* 48/49: the largest message in a control cell and the first beyond; 32 KiB + 1: past a
-     * fragment; 512 KiB + 1: past a segment of the leaders' step; 3 MiB: several segments. */
-    const size_t sizes[] = {0, 1, 48, 49, 4096, (32u << 10) + 1, (512u << 10) + 1, (3u << 20) + 5};
+    /* 48/49: the last message on a control cell's first line and the first on its second;
+     * 112/113: the largest in a cell and the first beyond (HC_BCELL_INLINE_MAX); 32 KiB + 1:
+     * past a fragment; 512 KiB + 1: past a segment of the leaders' step; 3 MiB: several
+     * segments. */
+    const size_t sizes[] = {0,    1,    48,   49, 112, 113, 4096, (32u << 10) + 1, (512u << 10) + 1,
+                            (3u << 20) + 5};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int root = 0; root < size; root++) {
             /* Large messages from the first and the last rank only (two hosts). */
@@ -196,8 +199,10 @@ static void allreduces(MPI_Comm comm, int regular, const char *name)
     MPI_Comm comms[3];
     for (int a = 0; a < nalgos; a++)
         comms[a] = hc_t_algo_dup(comm, "", a ? algos[a] : "");
-    /* 8191 / 8192 doubles: either side of 64 KiB, where the small vectors' node / leaders /
-     * node path gives way to the ring; 131075: 1 MiB and packets beyond; 393219: 3 MiB. */
+    /* 1000 doubles: below 8 KiB, the leaders' recursive doubling on every shape; 8191 / 8192
+     * doubles: either side of 64 KiB, where the small vectors' path gives way to the ring on
+     * two hosts (with more, the ring takes over at HC_VENDOR_AR_DOUBLING_BELOW); 131075:
+     * 1 MiB and packets beyond; 393219: 3 MiB. */
     const int64_t counts[] = {0, 1, size + 1, 1000, 8191, 8192, 131075, 393219};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
         allreduce_case(comms, algos, nalgos, ref, wranks, counts[k], (int)k % 2, (int)(100 * k), name);

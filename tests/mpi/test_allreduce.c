@@ -689,6 +689,8 @@ int main(int argc, char **argv)
         float_identity(MPI_COMM_WORLD, ref, &types[t], 1000);
         float_identity(MPI_COMM_WORLD, ref, &types[t], 300007);
         signed_zeros(MPI_COMM_WORLD, ref, &types[t], 1000);
+        /* below 2 KiB: the leaders' recursive doubling with any leader count in both families */
+        signed_zeros(MPI_COMM_WORLD, ref, &types[t], 100);
     }
     complex_types(MPI_COMM_WORLD, ref, hc_t_size, hc_t_rank);
     user_ops(MPI_COMM_WORLD, hc_t_size, hc_t_rank);
