@@ -164,7 +164,7 @@ LIB_COLL        := $(mpich_COLL)
 all: deps $(FAMILY_LIBS) $(TOOL_BINS) $(FAMILY_EXAMPLES)
 
 # Unit tests are compiled with the MPI wrapper so they can link pure functions from
-# collectives/ too; they never call MPI and run without mpiexec (one family is enough).
+# collectives/ too; they never call MPI and run without a launcher (one family is enough).
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/hc_test.h $(LIB_COLL) $(LIB_MAPPING) $(LIB_COMMON)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_COLL) $(LIB_MAPPING) $(LIB_COMMON) $(LIBS_SYS)

@@ -80,7 +80,7 @@ typedef struct hc_ar_state {
     void *tmp;        /* packet buffers of the ring */
     size_t tmp_bytes;
     int announced;    /* printed (verbose): 2 staged engine, 4 single copy, 8 the leaders'
-                       * vendor allreduce, 16 their recursive doubling */
+                       * recursive doubling */
     hc_ar_announced announced_lattice[HC_AR_ANNOUNCE_MAX]; /* named so far (verbose) */
     int nannounced;
 } hc_ar_state;

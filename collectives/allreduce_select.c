@@ -15,12 +15,6 @@
 
 /* Multi-node communicators: below this the vendor's latency-tuned algorithms win. */
 #define HC_AR_RING_MIN_BYTES (64 * 1024)
-/* Among more than two node leaders, recursive doubling moves log2(L) whole vectors per leader
- * where a ring moves 2(L-1)/L of one: fewer rounds, more bytes. Which wins depends on the
- * link, which hiercoll does not know at call time, so the leaders switch where the vendor
- * does (HC_VENDOR_AR_DOUBLING_BELOW): the same rounds below, fewer bytes from there on. On 4
- * hosts x 1 rank a switch 4 KiB away from the vendor's lost 1.3-1.45x there
- * (docs/algorithms-allreduce.md, Across hosts). */
 
 /* Model costs per level (seconds per message, per byte, doubled as in T_d) when no measured
  * bandwidths are given: shared memory within a node, the network across nodes. */
@@ -263,7 +257,12 @@ static int run(hc_comm *c, int choice, const void *sb, void *rb, int64_t count,
     int coords[HC_RING_MAXD];
     lattice_for(c, choice, bytes, &lat, &how);
     hc_lattice_coords(&lat, c->rank, coords);
-    /* Small vectors across nodes: reduce in each node, then among the leaders. */
+    /* Small vectors across nodes: reduce in each node, then among the leaders by recursive
+     * doubling. Among more than two leaders that moves log2(L) whole vectors per leader where
+     * a ring moves 2(L-1)/L of one: fewer rounds, more bytes. Which wins depends on the link,
+     * unknown at call time, so they switch where the vendor does (HC_VENDOR_AR_DOUBLING_BELOW):
+     * the same rounds below, fewer bytes from there on. On 4 hosts x 1 rank a switch 4 KiB away
+     * from the vendor's lost 1.3-1.45x (docs/algorithms-allreduce.md, Across hosts). */
     if (choice == HC_ALLREDUCE_SHM && c->num_nodes > 1 && bytes < HC_AR_RING_MIN_BYTES &&
         (c->num_nodes == 2 || bytes < HC_VENDOR_AR_DOUBLING_BELOW) &&
         hc_ar_shm_setup(c, st) && count <= hc_ar_shm_small_max(c, st, r)) {

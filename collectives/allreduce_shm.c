@@ -26,10 +26,6 @@
  * between two ranks, up to 16 KiB among more (docs/algorithms-allreduce.md). */
 #define HC_AR_SMALL_BYTES_PAIR (4 * 1024)
 #define HC_AR_SMALL_BYTES (16 * 1024)
-/* The leaders' recursive doubling receives its whole vector once a round; while that stays
- * under this many bytes per leader, else the vendor's allreduce, which can split the vector.
- * A guard only: the callers' 16 KiB limit keeps every leader count below it. */
-#define HC_AR_LEADERS_RD_BYTES (256 * 1024)
 #define HC_AR_LEADERS_TAG 7
 
 static size_t header_bytes(int nlocal)
@@ -169,23 +165,20 @@ static void combine(const hc_red *r, int mine_is_higher, char **mine, char **the
  * leader ends with the same bits; the vendor's MPICH gets MIN/MAX of small unsigned types
  * wrong and declines derived types). With p leaders and q the largest power of two <= p, the
  * first 2 (p - q) fold in pairs (the odd one reduces, the even one waits), q take part, and
- * the odd ones hand the result back. Beyond HC_AR_LEADERS_RD_BYTES, the vendor's. */
+ * the odd ones hand the result back. Vectors are small here (HC_AR_SMALL_BYTES), so each
+ * round sends the whole vector. */
 static int leaders_allreduce(hc_comm *c, hc_ar_state *st, const hc_red *r, void *buf,
                              int64_t count)
 {
-    int p = c->num_nodes, me, q = 1, rounds = 0;
+    int p = c->num_nodes, me, q = 1;
     while (2 * q <= p)
-        q *= 2, rounds++;
+        q *= 2;
     int rem = p - q;
     size_t span = hc_red_span(r, count);
-    int rd = (size_t)(rounds + (rem > 0)) * span <= HC_AR_LEADERS_RD_BYTES;
-    if (c->rank == 0 && !(st->announced & (8 << rd))) {
-        hc_info(2, "allreduce small vectors among %d node leaders: %s", p,
-                rd ? "recursive doubling" : "the vendor's allreduce");
-        st->announced |= 8 << rd;
+    if (c->rank == 0 && !(st->announced & 8)) {
+        hc_info(2, "allreduce small vectors among %d node leaders: recursive doubling", p);
+        st->announced |= 8;
     }
-    if (!rd)
-        return hc_pmpi_allreduce(MPI_IN_PLACE, buf, (MPI_Count)count, r->dt, r->op, c->leaders);
     if (hc_ar_tmp_reserve(st, span) != 0) /* the other leaders already wait in the exchange */
         hc_abort(c->comm, MPI_ERR_NO_MEM,
                  "MPI_Allreduce: out of memory for the leaders' exchange (%zu bytes)", span);

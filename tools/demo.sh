@@ -74,7 +74,7 @@ else
 fi
 
 if [ $mode = cluster ]; then
-    ON=("$CLUSTER" exec --name "$HC_CLUSTER" h1)   # mpirun starts on h1
+    ON=("$CLUSTER" exec --name "$HC_CLUSTER" h1)   # mpirun.openmpi starts on h1
     LIBF=$PWD/$BUILD/lib/libhiercoll-ompi.so EXAMPLES=$PWD/$BUILD/ompi/examples
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # 8 ranks share 2 cores: ranks that wait in Open MPI must yield

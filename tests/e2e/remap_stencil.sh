@@ -1,6 +1,6 @@
 # Profile-then-remap on 4 virtual nodes of 2 ranks: the bad-order stencil is profiled, the
 # mapping files are checked (costs recomputed here from the task graph), the second run goes
-# through next-run.sh (MPICH: `hiercoll bind` in front of each rank; Open MPI: mpirun with the
+# through next-run.sh (MPICH: `hiercoll bind` in front of each rank; Open MPI: mpirun.openmpi with the
 # rankfile); each rank must run on its assigned core and the second run's placement must cost
 # less than the first's. Skips (77) only when the profiler writes no task graph.
 # hc-test: each-family

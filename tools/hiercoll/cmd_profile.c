@@ -25,7 +25,7 @@ static void usage(FILE *out)
             "  --out DIR   profile directory (default hiercoll-profile-YYYYmmdd-HHMMSS)\n"
             "  --mpi F     the program's MPI family when the launcher does not tell (srun):\n"
             "              mpich (default) or ompi (libhiercoll-ompi.so)\n"
-            "  MPICH's Hydra gets -genv, Open MPI's mpirun -x; other launchers the environment.\n");
+            "  MPICH's Hydra gets -genv, Open MPI's mpirun.openmpi -x; other launchers the environment.\n");
 }
 
 static int print_file(const char *dir, const char *name)
