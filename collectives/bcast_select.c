@@ -6,6 +6,7 @@
 #include "bcast_shm.h"
 #include "hc_copy.h"
 #include "hc_dtype.h"
+#include "hc_heap.h"
 #include "hc_must.h"
 #include "hc_config.h"
 #include "hc_log.h"
@@ -111,7 +112,7 @@ static void node_stage(hc_bstate *st, bcast_plan plan, char *seg, size_t len, si
  * leader: the root itself sends to the other nodes' leaders. On 2 hosts x 2 ranks the
  * hand-off made 8 B-1 KiB broadcasts with a rotating root up to 1.25x the vendor's time
  * (docs/algorithms-bcast.md, Across hosts). */
-#define HC_BCAST_DIRECT_MAX ((size_t)4 << 10)
+#define HC_BCAST_ROOT_TO_LEADERS_MAX ((size_t)4 << 10)
 
 /* Who carries node number v (counted from the root's node) in the root's leaders' step: the
  * root for its own node, the leader for every other. */
@@ -156,7 +157,20 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
      * a packed copy, nor on a leader that forwards them to the other leaders. */
     int stream_out = user_dst && m >= HC_COPY_NT_MIN && !(c->num_nodes > 1 && c->local_rank == 0);
     int how = (stream_out ? HC_BSHM_STREAM : 0) | (m >= HC_BCAST_ROOT_NT_MIN ? HC_BSHM_ROOT_NT : 0);
-    if (c->num_nodes > 1 && c->local_rank_of[root] != 0 && m <= HC_BCAST_DIRECT_MAX &&
+    /* Readers may copy straight out of the root's buffer when it is the caller's own (not a
+     * stage the root rewrites for the next segment), lies in the root's shared heap, and is
+     * what the root sent last time, unchanged (bcast_direct.c). The root's choice alone:
+     * readers follow the cells. */
+    if (c->rank != root)
+        st->last_sent.buf = NULL; /* after another root's call my buffer is not "unchanged" */
+    else if (!pk && user_dst && st->direct_ok &&
+        (long long)m >= hc_cfg.bcast_direct_min.i && m >= sizeof(uint64_t) &&
+        hc_heap_offset(stream, m) >= 0 && hc_bdirect_unchanged(st, stream, m, root)) {
+        how |= HC_BSHM_DIRECT;
+        hc_info(3, "bcast: %zu bytes, unchanged since the last call: readers copy them from the "
+                   "root's buffer", m);
+    }
+    if (c->num_nodes > 1 && c->local_rank_of[root] != 0 && m <= HC_BCAST_ROOT_TO_LEADERS_MAX &&
         m <= plan.seg) {
         /* one segment; the same decision on every rank (root and size only) */
         char *seg = pk ? stage : stream;
@@ -172,6 +186,7 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
         }
         if (pk && c->rank != root)
             hc_bpack_in(pk, seg, m);
+        hc_bshm_finish(st);
         return;
     }
     for (size_t off = 0; off < m; off += plan.seg) {
@@ -191,6 +206,7 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
         if (pk && c->rank != root)
             hc_bpack_in(pk, seg, len);
     }
+    hc_bshm_finish(st);
 }
 
 int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c)

@@ -21,6 +21,7 @@
 #include "bcast_tree.h"
 #include "hc_copy.h"
 #include "hc_config.h"
+#include "hc_heap.h"
 #include "hc_log.h"
 #include "hc_must.h"
 #include "hc_util.h"
@@ -132,29 +133,53 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     mine->pid = getpid();
     mine->cma_probe = hc_cma_probe_addr();
     mine->numa = node;
+    hc_heap_id heap = hc_heap_self();
+    mine->heap_fd = heap.fd;
+    mine->heap_bytes = heap.bytes;
+    mine->heap_nonce = heap.nonce;
     ok = ok && build_trees(st) == 0;
     st->cma_idle = calloc((size_t)st->n, 1);
     st->mine_g = calloc((size_t)st->ncells, sizeof *st->mine_g);
     st->mine_at = calloc((size_t)st->ncells, sizeof *st->mine_at);
-    ok = ok && st->cma_idle && st->mine_g && st->mine_at;
+    st->peer_heap = calloc((size_t)st->n, sizeof *st->peer_heap);
+    ok = ok && st->cma_idle && st->mine_g && st->mine_at && st->peer_heap;
     int all_ok = 0;
     PMPI_Barrier(c->local);
 
     /* CMA is permitted when every rank can read its neighbour (same check everywhere). */
     hc_bhead *peer = head_of(st, (st->me + 1) % st->n);
     st->cma_ok = hc_cma_probe(peer->pid, peer->cma_probe);
-    int v[2] = {ok, st->cma_ok}, all[2];
-    PMPI_Allreduce(v, all, 2, MPI_INT, MPI_LAND, c->local);
+    st->heaps_ok = ok;
+    for (int r = 0; r < st->n && st->heaps_ok; r++)
+        if (r != st->me) {
+            hc_bhead *h = head_of(st, r);
+            hc_heap_id id = {h->pid, h->heap_fd, h->heap_bytes, h->heap_nonce};
+            st->heaps_ok = (st->peer_heap[r] = hc_heap_peer(id)) != NULL;
+        }
+    int v[3] = {ok, st->cma_ok, st->heaps_ok}, all[3];
+    PMPI_Allreduce(v, all, 3, MPI_INT, MPI_LAND, c->local);
     all_ok = all[0];
     st->cma_ok = all[1];
+    st->heaps_ok = all[2];
+    /* Direct reads make the root wait until every reader has copied; with more ranks than
+     * cores on the node a reader is often descheduled, and the root waited for it (4 ranks on
+     * 2 cores, a fixed root resending 64 KiB: 0.4-1.2 ms, the queue 7 µs,
+     * docs/algorithms-bcast.md). The whole job's ranks on the node count, not this
+     * communicator's. */
+    int node_ranks = HC_MAX(hc_shm_node_ranks(), st->n);
+    long direct = hc_cfg.bcast_direct.i;
+    st->direct_ok = st->heaps_ok &&
+                    (direct == HC_BDIRECT_ON || (direct == HC_BDIRECT_AUTO &&
+                                                 node_ranks <= sysconf(_SC_NPROCESSORS_ONLN)));
     if (!all_ok) {
         hc_shm_destroy(&st->shm);
         st->failed = 1;
     }
     static const char *tree_names[] = {"auto", "knomial", "kary", "chain", "flat", "numa"};
-    hc_info(2, "bcast queue: %d ranks, fragments of %zu, ring %zu, %d cells, tree=%s cma=%s",
+    hc_info(2, "bcast queue: %d ranks, fragments of %zu, ring %zu, %d cells, tree=%s cma=%s "
+               "direct=%s",
             st->n, st->f, st->ring, st->ncells, tree_names[st->tree_kind],
-            st->cma_ok ? "yes" : "no");
+            st->cma_ok ? "yes" : "no", st->direct_ok ? "yes" : "no");
     return st;
 }
 
@@ -170,6 +195,7 @@ void hc_bshm_destroy(hc_bstate *st)
     free(st->cma_idle);
     free(st->mine_g);
     free(st->mine_at);
+    free(st->peer_heap); /* the mappings stay: other communicators share them */
     free(st);
 }
 
@@ -250,7 +276,18 @@ void hc_bshm_forward(hc_bstate *st, int lroot, uint64_t g, const hc_bcell *x)
 static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
     int me = st->me;
-    if (m <= HC_BCELL_INLINE_MAX) {
+    int64_t heap_off = (how & HC_BSHM_DIRECT) && m > HC_BCELL_INLINE_MAX && m <= UINT32_MAX
+                           ? hc_heap_offset(src, m)
+                           : -1;
+    if (heap_off >= 0) {
+        /* In my shared heap: the readers copy it from there, once; I wait for them at the
+         * end of the call (hc_bshm_finish). */
+        uint64_t g = st->seq++;
+        hc_bdirect where = {(uint64_t)heap_off, total};
+        hc_bshm_claim_cell(st, g);
+        hc_bshm_notify(st, me, g, HC_BCELL_DIRECT, (uint32_t)m, &where, sizeof where);
+        st->direct_wait = st->seq;
+    } else if (m <= HC_BCELL_INLINE_MAX) {
         /* Small: the data travels inside the control cells, no ring, no second copy. */
         uint64_t g = st->seq++;
         hc_bshm_claim_cell(st, g);
@@ -292,6 +329,10 @@ void hc_bshm_check_total(const hc_bcell *x, size_t total)
         hc_bdata where;
         memcpy(&where, x->payload, sizeof where);
         sent = where.total;
+    } else if (x->kind == HC_BCELL_DIRECT) {
+        hc_bdirect where;
+        memcpy(&where, x->payload, sizeof where);
+        sent = where.total;
     } else if (x->kind == HC_BCELL_CMA) {
         hc_bcma_where where;
         memcpy(&where, x->payload, sizeof where);
@@ -320,17 +361,30 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
         /* The first cell settles it: with equal lengths every later call matches too. */
         if (off == 0 && total)
             hc_bshm_check_total(x, total);
-        hc_bdata where = {0, 0};
-        if (x->kind == HC_BCELL_DATA)
+        const char *src = (const char *)x->payload; /* inline */
+        if (x->kind == HC_BCELL_DATA) {
+            hc_bdata where;
             memcpy(&where, x->payload, sizeof where);
-        if (x->kind == HC_BCELL_INLINE)
-            memcpy(dst, x->payload, x->len);
-        else if (how & HC_BSHM_STREAM)
-            hc_copy_nt(dst + off, ring_at(st, lroot, where.at), x->len);
+            src = ring_at(st, lroot, where.at);
+        } else if (x->kind == HC_BCELL_DIRECT) {
+            hc_bdirect where;
+            memcpy(&where, x->payload, sizeof where);
+            src = st->peer_heap[lroot] + where.off;
+        }
+        if (x->kind != HC_BCELL_INLINE && (how & HC_BSHM_STREAM))
+            hc_copy_nt(dst + off, src, x->len);
         else
-            memcpy(dst + off, ring_at(st, lroot, where.at), x->len);
+            memcpy(dst + off, src, x->len);
         off += x->len;
         atomic_store_explicit(&mine->done, g + 1, memory_order_release);
+    }
+}
+
+void hc_bshm_finish(hc_bstate *st)
+{
+    if (st->direct_wait) {
+        hc_bshm_wait_done(st, st->direct_wait);
+        st->direct_wait = 0;
     }
 }
 

@@ -12,7 +12,7 @@
 #include "hc_shm.h"
 
 /* What a control cell announces. */
-enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3 };
+enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3, HC_BCELL_DIRECT = 4 };
 /* Messages up to this size travel inside the cell. Two lines: a 64-byte message in a
  * one-line cell took a second line from the ring, and cores fetch an aligned pair of lines
  * together (docs/algorithms-bcast.md). A reader touches the second line only for a message
@@ -37,11 +37,19 @@ typedef struct hc_bdata {
     uint64_t at;
     uint64_t total;
 } hc_bdata;
-/* Payload of a CMA cell: the root's pid and stream, and the message's length. */
+/* Payload of a CMA cell: the root's pid and stream, the message's length, and where the
+ * stream lies in the root's shared heap (-1: not there). */
 typedef struct hc_bcma_where {
     uint64_t pid, addr, total;
+    int64_t heap_off;
 } hc_bcma_where;
+/* Payload of a direct cell: where the fragment starts in the root's shared heap. */
+typedef struct hc_bdirect {
+    uint64_t off;
+    uint64_t total;
+} hc_bdirect;
 _Static_assert(sizeof(hc_bdata) <= HC_BCELL_WHERE_BYTES &&
+                   sizeof(hc_bdirect) <= HC_BCELL_WHERE_BYTES &&
                    sizeof(hc_bcma_where) <= HC_BCELL_WHERE_BYTES,
                "cell payloads fit a cell's first line");
 
@@ -56,13 +64,26 @@ typedef struct hc_bhead {
     _Atomic uint64_t cma_claim; /* packed (tag, front, back) chunk claims, see bcast_cma.c */
     _Atomic uint64_t cma_pushed; /* chunks the root has written here, ever (monotonic, release) */
     _Atomic uint64_t cma_len;    /* length of the stream at cma_dst: the root never writes past it */
-    char pad0[16];
+    _Atomic int64_t cma_dst_heap; /* offset of cma_dst in this reader's shared heap, -1: not in it */
+    char pad0[8];
     int64_t pid;            /* for process_vm_readv */
     uint64_t cma_probe;     /* address of a word peers read to test CMA */
     int32_t numa;           /* domain the region should live on (-1 unknown) */
-    char pad1[44];
+    int32_t heap_fd;        /* this rank's shared heap (common/hc_heap.h), fd < 0: none */
+    uint64_t heap_bytes, heap_nonce;
+    char pad1[24];
 } hc_bhead;
 _Static_assert(sizeof(hc_bhead) == 128, "two cache lines");
+
+/* What a root sent last on a communicator: where, how much, and a few of its words
+ * (bcast_direct.c). */
+#define HC_BSAMPLE_WORDS 8
+typedef struct hc_bsample {
+    const char *buf;
+    size_t m;
+    int root;
+    uint64_t word[HC_BSAMPLE_WORDS];
+} hc_bsample;
 
 typedef struct hc_bstate {
     int failed;             /* segment creation failed: vendor path for this communicator */
@@ -82,6 +103,13 @@ typedef struct hc_bstate {
     uint64_t *mine_g, *mine_at; /* fragment number, ring position (unwrapped) */
     int mine_head, mine_len;
     int cma_ok;             /* process_vm_readv/writev work between every pair of local ranks */
+    /* Every local rank maps every other's shared heap (heaps_ok); and a root whose buffer
+     * lies in its heap may let the readers copy straight out of it (direct_ok: heaps_ok and
+     * HIERCOLL_BCAST_DIRECT's rule, HC_BSHM_DIRECT). */
+    int heaps_ok, direct_ok;
+    char **peer_heap;       /* [n] each local rank's heap as mapped here (mine: NULL) */
+    uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
+    hc_bsample last_sent;   /* root: the buffer of my last broadcast here */
     unsigned char *cma_idle; /* [n] root side: readers with nothing left for the root to push */
     int tree_kind;
     /* Trees for every root, my part only: parent of me, my children. */
@@ -111,12 +139,26 @@ enum {
      * written by one core is slow to reach another (docs/algorithms-bcast.md). The root's own
      * choice. */
     HC_BSHM_ROOT_NT = 4,
+    /* The root may announce fragments that lie in its shared heap as direct cells: readers
+     * copy them straight out of its buffer, and the root waits for them in
+     * hc_bshm_finish. Only for the caller's own buffer, never a stage the root rewrites.
+     * The root's own choice (readers follow the cell). */
+    HC_BSHM_DIRECT = 8,
 };
 
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
  * ranks; how: HC_BSHM_* flags. total: the whole message's length when these m bytes are its
  * first segment, 0 for its later segments; readers stop the job when the root's differs. */
 void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how);
+
+/* Root, at each call that could go direct: 1 when buf is the buffer of my previous call on
+ * this state (same address, size and root) and a sample of its words is unchanged; records
+ * this call either way (bcast_direct.c). m >= 8. */
+int hc_bdirect_unchanged(hc_bstate *st, const char *buf, size_t m, int root);
+
+/* End of a broadcast call on every rank: a root that let readers copy out of its buffer
+ * (HC_BSHM_DIRECT) returns only once they have. */
+void hc_bshm_finish(hc_bstate *st);
 
 /* What every size-mismatch stop says after the two sizes. */
 #define HC_BCAST_ONE_SIGNATURE \

@@ -2,7 +2,8 @@
 # libhiercoll.so lives inside other people's processes: it may export the MPI entry points it
 # intercepts and nothing else (no hc_* helper, no libc or static-library symbol leaking out):
 # MPI_* in C, and the Fortran entry points the vendor's bindings do not route through them
-# (preload/fortran.c): under Open MPI mpi_* and MPI_*, under MPICH mpi_*_f08_.
+# (preload/fortran.c): under Open MPI mpi_* and MPI_*, under MPICH mpi_*_f08_; and the malloc
+# family it interposes (preload/malloc.c), by name.
 # hc-test: each-family
 . "$(dirname "$0")/mpi_family.bash"
 [ -f "$LIB" ] || { echo "no $LIB"; exit 1; }
@@ -13,7 +14,8 @@ defined=$(nm -D --defined-only "$LIB" | awk '$2 != "A" {print $3}' | sed 's/@.*/
 echo "$(echo "$defined" | wc -l) exported symbols"
 names='^(MPI_[A-Za-z0-9_]*|mpi_[a-z0-9_]*_f08_)$'
 [ "$HC_FAMILY" = ompi ] && names='^(MPI|mpi)_[A-Za-z0-9_]*$'
-bad=$(echo "$defined" | grep -Ev "$names" || true)
+malloc_family='^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|malloc_usable_size)$'
+bad=$(echo "$defined" | grep -Ev "$names" | grep -Ev "$malloc_family" || true)
 if [ -n "$bad" ]; then
     echo "exported symbols other than the MPI entry points:"
     echo "$bad" | sed 's/^/  /'
@@ -53,7 +55,7 @@ if [ -n "$MPILIB" ]; then
     vendor=$(for l in "$libdir"/libmpi*.so* "$libdir"/fortran/*/libmpi*.so*; do
                  [ -f "$l" ] && nm -D --defined-only "$l" 2>/dev/null
              done | awk '{print $3}' | sed 's/@.*//' | sort -u)
-    missing=$(comm -23 <(echo "$defined") <(echo "$vendor"))
+    missing=$(comm -23 <(echo "$defined" | grep -Ev "$malloc_family") <(echo "$vendor"))
     if [ -n "$missing" ]; then
         echo "exported but unknown to $MPILIB:"
         echo "$missing" | sed 's/^/  /'

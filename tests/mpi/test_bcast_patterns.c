@@ -6,12 +6,17 @@
  *   - a buffer freed and allocated again (at the same address, as malloc usually gives it) with
  *     new contents;
  *   - every rank passing a different buffer each call, at other page offsets than the root's;
+ *   - a buffer broadcast again unchanged, which readers then copy straight out of the root's
+ *     shared heap (collectives/bcast_direct.c), then changed only between the words the root
+ *     samples to notice a change: the readers must still get the new bytes;
  *   - messages on both sides of 4 KiB, where the root's copy into the queue changes to
  *     non-temporal stores (collectives/bcast_select.c), carried by datatypes that differ
  *     between root and readers (contiguous, vector with holes, struct).
  * hc-test: np=2,3 preload=both timeout=120
  * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=3 preload=yes timeout=120 env=HIERCOLL_BCAST=shm-cma
+ * hc-test: np=3 preload=yes timeout=120 env=HIERCOLL_BCAST_DIRECT=on
+ * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST_DIRECT=on
  */
 #include "hc_mpitest.h"
 
@@ -48,6 +53,31 @@ static void warm_buffer(int rotate)
             char what[64];
             snprintf(what, sizeof what, "%s root, call %d", rotate ? "rotating" : "fixed", k);
             bcast_and_check(buf, sizes[s], root, what);
+        }
+        free(buf);
+    }
+}
+
+/* The same buffer from the same root, unchanged for a few calls (the direct path from the
+ * second), then changed away from the sampled words (bcast_direct.c samples 8 words, the i-th
+ * at i * (n - 8) / 7), and in a sampled word. Readers scribble over their buffers first. */
+static void unchanged_buffer(int root)
+{
+    static const size_t big[] = {300000, 1 << 20};
+    for (size_t s = 0; s < 2; s++) {
+        size_t n = big[s], step = (n - 8) / 7;
+        unsigned char *buf = malloc(n);
+        hc_t_fill(buf, n, hc_t_rank == root ? 4242 : 1);
+        for (int k = 0; k < 8; k++) {
+            if (hc_t_rank != root)
+                memset(buf, 0x55, n);
+            else if (k == 4)
+                buf[9] ^= 0xff, buf[3 * step + 100] ^= 0x0f; /* between samples */
+            else if (k == 6)
+                buf[2 * step + 1] ^= 0x01; /* inside a sample */
+            char what[64];
+            snprintf(what, sizeof what, "unchanged buffer, call %d", k);
+            bcast_and_check(buf, n, root, what);
         }
         free(buf);
     }
@@ -173,6 +203,8 @@ int main(int argc, char **argv)
     ref = hc_t_vendor_dup(MPI_COMM_WORLD);
     warm_buffer(0);
     warm_buffer(1);
+    unchanged_buffer(0);
+    unchanged_buffer(hc_t_size - 1);
     reallocated_buffer();
     moving_buffers();
     mixed_datatypes();
