@@ -165,11 +165,8 @@ static void hier_bcast(hc_comm *c, hc_bstate *st, bcast_plan plan, char *stream,
         st->last_sent.buf = NULL; /* after another root's call my buffer is not "unchanged" */
     else if (!pk && user_dst && st->direct_ok &&
         (long long)m >= hc_cfg.bcast_direct_min.i && m >= sizeof(uint64_t) &&
-        hc_heap_offset(stream, m) >= 0 && hc_bdirect_unchanged(st, stream, m, root)) {
+        hc_heap_offset(stream, m) >= 0 && hc_bdirect_unchanged(st, stream, m, root))
         how |= HC_BSHM_DIRECT;
-        hc_info(3, "bcast: %zu bytes, unchanged since the last call: readers copy them from the "
-                   "root's buffer", m);
-    }
     if (c->num_nodes > 1 && c->local_rank_of[root] != 0 && m <= HC_BCAST_ROOT_TO_LEADERS_MAX &&
         m <= plan.seg) {
         /* one segment; the same decision on every rank (root and size only) */

@@ -287,6 +287,9 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
         hc_bshm_claim_cell(st, g);
         hc_bshm_notify(st, me, g, HC_BCELL_DIRECT, (uint32_t)m, &where, sizeof where);
         st->direct_wait = st->seq;
+        if (total) /* a message's first segment */
+            hc_info(3, "bcast: %zu bytes, unchanged since the last call: readers copy them "
+                       "from the root's buffer", (size_t)total);
     } else if (m <= HC_BCELL_INLINE_MAX) {
         /* Small: the data travels inside the control cells, no ring, no second copy. */
         uint64_t g = st->seq++;

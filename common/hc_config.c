@@ -26,6 +26,18 @@ static int starts_number(const char *p)
     return *p && !isspace((unsigned char)*p);
 }
 
+int hc_parse_bool(const char *text)
+{
+    static const char *on[] = {"on", "1", "yes", "true"}, *off[] = {"off", "0", "no", "false"};
+    for (int k = 0; k < 4; k++) {
+        if (strcasecmp(text, on[k]) == 0)
+            return 1;
+        if (strcasecmp(text, off[k]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 int hc_parse_size(const char *text, long long *out)
 {
     if (!text || !starts_number(text))
@@ -190,15 +202,13 @@ int hc_config_parse_value(const hc_var_desc *v, const char *raw, hc_value *out,
             return -1;
         }
         return 0;
-    case HC_BOOL: {
-        static const char *on[] = {"on", "1", "yes", "true"}, *off[] = {"off", "0", "no", "false"};
-        for (int k = 0; k < 4; k++) {
-            if (strcasecmp(raw, on[k]) == 0) { out->i = 1; return 0; }
-            if (strcasecmp(raw, off[k]) == 0) { out->i = 0; return 0; }
+    case HC_BOOL:
+        out->i = hc_parse_bool(raw);
+        if (out->i < 0) {
+            snprintf(err, errlen, "%s='%s' is not accepted: use on or off", v->name, text);
+            return -1;
         }
-        snprintf(err, errlen, "%s='%s' is not accepted: use on or off", v->name, text);
-        return -1;
-    }
+        return 0;
     case HC_DIMS: {
         int dims[16];
         if (hc_parse_dims(raw, dims, 16) < 0) {

@@ -53,6 +53,8 @@ const hc_var_desc *hc_config_find(const char *name);
 int hc_config_enum_index(const hc_var_desc *v, const char *value);
 /* Bytes with optional K/M/G/T suffix (binary); -1 on malformed input. */
 int hc_parse_size(const char *text, long long *out);
+/* "on", "1", "yes", "true" -> 1; "off", "0", "no", "false" -> 0 (any case); else -1. */
+int hc_parse_bool(const char *text);
 /* "AxBxC" into dims[], returns the count (0 for "auto"), -1 if malformed. */
 int hc_parse_dims(const char *text, int *dims, int maxdims);
 /* "b1,b2,..." positive numbers, returns the count, -1 if malformed. */

@@ -66,7 +66,20 @@ static struct {
     uint64_t dirty_free;
 } H = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .snap = -1};
 
-void hc_heap_enable(void) { H.on = 1; }
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+/* The fork handlers are registered here, from the library's constructor, before most other
+ * libraries register theirs: fork() runs prepare handlers newest first and the others oldest
+ * first, so the heap is locked after every other prepare handler (which may allocate) and
+ * remapped in the child before any other child handler runs. */
+void hc_heap_enable(void)
+{
+    if (!H.on)
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    H.on = 1;
+}
 int hc_heap_enabled(void) { return H.on && H.made >= 0; }
 
 static uint64_t fresh_nonce(void)
@@ -99,10 +112,6 @@ static int fd_is_ours(int fd)
     return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == H.dev && sb.st_ino == H.ino;
 }
 
-static void fork_prepare(void);
-static void fork_parent(void);
-static void fork_child(void);
-
 /* Under the lock. */
 static int make_arena(void)
 {
@@ -125,7 +134,6 @@ static int make_arena(void)
     atomic_store(&H.base, (char *)p);
     write_header();
     H.top = H.page;
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
     return H.made = 1;
 }
 
@@ -158,16 +166,23 @@ static size_t lower_bound(const extent *v, size_t n, uint64_t off)
 
 /* Through the mapping, not the fd: a program may close descriptors it did not open, and the
  * number may then name one of its own files. */
-static void release_pages(uint64_t off, uint64_t len) { madvise(H.base + off, len, MADV_REMOVE); }
+static int release_pages(uint64_t off, uint64_t len)
+{
+    return madvise(H.base + off, len, MADV_REMOVE);
+}
 
+/* An extent whose pages could not go back (locked by mlock) stays dirty: a calloc there must
+ * still clear it. */
 static void give_back_free_pages(void)
 {
+    H.dirty_free = 0;
     for (size_t i = 0; i < H.nfr; i++)
         if (H.fr[i].dirty) {
-            release_pages(H.fr[i].off, H.fr[i].len);
-            H.fr[i].dirty = 0;
+            if (release_pages(H.fr[i].off, H.fr[i].len) == 0)
+                H.fr[i].dirty = 0;
+            else
+                H.dirty_free += H.fr[i].len;
         }
-    H.dirty_free = 0;
 }
 
 void *hc_heap_alloc(size_t bytes, int zeroed)
@@ -300,6 +315,18 @@ int64_t hc_heap_offset(const void *p, size_t len)
     return (int64_t)(q - b);
 }
 
+/* --- peers -------------------------------------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t lock;
+    struct peer {
+        int64_t pid;
+        uint64_t nonce;
+        char *base;
+    } *v;
+    size_t n, cap;
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 /* --- fork: the child's blocks become its own ----------------------------------------------
  * A MAP_SHARED arena would stay shared with the child. Before the fork the live blocks are
  * copied into a new memfd, which the child maps in place of the arena: its copy is what the
@@ -346,6 +373,8 @@ static void fork_child(void)
              * child gets empty private pages instead, and is told. */
             mmap(H.base, HC_HEAP_BYTES, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            if (H.snap >= 0)
+                close(H.snap);
             static const char msg[] = "hiercoll: fork(): no memory to copy the shared heap; "
                                       "the child's large blocks are zeroed\n";
             (void)!write(2, msg, sizeof msg - 1);
@@ -360,19 +389,8 @@ static void fork_child(void)
     }
     H.snap = -1;
     pthread_mutex_init(&H.lock, NULL);
+    pthread_mutex_init(&P.lock, NULL); /* a thread of the parent may have held it */
 }
-
-/* --- peers -------------------------------------------------------------------------------- */
-
-static struct {
-    pthread_mutex_t lock;
-    struct peer {
-        int64_t pid;
-        uint64_t nonce;
-        char *base;
-    } *v;
-    size_t n, cap;
-} P = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static char *map_peer(hc_heap_id id)
 {

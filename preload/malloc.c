@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hc_config.h"
 #include "hc_heap.h"
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
@@ -19,13 +20,19 @@ extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
 
-/* The C library's own malloc_usable_size (it has no __libc_ name), found once. */
+/* The C library's own malloc_usable_size (it has no __libc_ name), found once, in libc
+ * itself: the next definition in the search order could be another allocator's. */
 static size_t libc_usable(void *p)
 {
     static size_t (*_Atomic real)(void *);
     size_t (*f)(void *) = real;
-    if (!f)
-        real = f = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+    if (!f) {
+        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        f = libc ? (size_t(*)(void *))dlsym(libc, "malloc_usable_size") : NULL;
+        if (!f)
+            f = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        real = f;
+    }
     return f && p ? f(p) : 0;
 }
 
@@ -33,12 +40,11 @@ static size_t libc_usable(void *p)
 
 /* On in a process an MPI launcher started (Hydra: PMI_RANK; Open MPI: OMPI_COMM_WORLD_RANK;
  * PMIx launchers: PMIX_RANK), so neither the launcher nor a program run alone pays for it.
- * HIERCOLL_HEAP's value is checked with the others at MPI_Init (hc_config); here only off
- * counts. */
+ * HIERCOLL_HEAP is read as hc_config reads it; a value it rejects stops the run at MPI_Init. */
 __attribute__((constructor)) static void heap_front_init(void)
 {
     const char *v = getenv("HIERCOLL_HEAP");
-    if (v && strcmp(v, "off") == 0)
+    if (v && hc_parse_bool(v) == 0)
         return;
     if (getenv("PMI_RANK") || getenv("OMPI_COMM_WORLD_RANK") || getenv("PMIX_RANK"))
         hc_heap_enable();

@@ -63,14 +63,19 @@ int main(void)
     /* a child of fork() has its own copy of a large block */
     unsigned char *f = malloc(1 << 20);
     memset(f, 'A', 1 << 20);
+    int go[2];
+    CHECK(pipe(go) == 0);
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000); /* the parent writes 'B' meanwhile */
+        char c;
+        if (read(go[0], &c, 1) != 1) /* the parent has written 'B' by now */
+            _exit(2);
         int ok = f[0] == 'A' && f[(1 << 20) - 1] == 'A';
         memset(f, 'C', 1 << 20);
         _exit(ok ? 0 : 1);
     }
     memset(f, 'B', 1 << 20);
+    CHECK(write(go[1], "x", 1) == 1);
     int status;
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

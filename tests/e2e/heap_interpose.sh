@@ -28,5 +28,6 @@ run() { # NAME EXPECTED_HEAP_BLOCKS ENV...
 run "an MPI rank (PMI_RANK): the shared heap" 3 PMI_RANK=0
 run "an MPI rank (OMPI_COMM_WORLD_RANK): the shared heap" 3 OMPI_COMM_WORLD_RANK=0
 run "HIERCOLL_HEAP=off: the C library" 0 PMI_RANK=0 HIERCOLL_HEAP=off
+run "HIERCOLL_HEAP=NO (any spelling hc_config takes): the C library" 0 PMI_RANK=0 HIERCOLL_HEAP=NO
 run "not an MPI rank: the C library" 0
 exit $fail

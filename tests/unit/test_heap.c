@@ -43,6 +43,7 @@ HC_TEST(heap_free_neighbours_merge)
     char *a = hc_heap_alloc(b, 0), *m = hc_heap_alloc(b, 0), *c = hc_heap_alloc(b, 0);
     HC_CHECK(m == a + b && c == m + b);
     char *after = hc_heap_alloc(b, 0); /* keeps the three from merging with untouched space */
+    memset(a, 1, b), memset(m, 2, b), memset(c, 3, b); /* a zeroed block must clear these */
     hc_heap_free(a);
     hc_heap_free(c);
     hc_heap_free(m);
