@@ -30,8 +30,12 @@ extern void __libc_free(void *);
 
 /* Virtual size of an arena: pages exist only once written, and a peer maps the whole of it,
  * so a node of 256 ranks maps 16 TiB of address space, a quarter of what x86-64 gives a
- * process. A rank whose large blocks outgrow it gets the rest from the C library. */
-#define HC_HEAP_BYTES ((uint64_t)64 << 30)
+ * process. A rank whose large blocks outgrow it gets the rest from the C library. Where the
+ * address space is limited (ulimit -v, valgrind) a smaller arena is tried, down to 1 GiB. */
+#define HC_HEAP_MAX_BYTES ((uint64_t)64 << 30)
+#define HC_HEAP_MIN_BYTES ((uint64_t)1 << 30)
+/* The arena's size once made (immutable from then on: read without the lock). */
+#define HC_HEAP_BYTES H.bytes
 /* Freed blocks keep their pages (a program that frees and allocates a buffer every step
  * would otherwise fault them in every step) until this many bytes are free; then every free
  * page goes back to the system. */
@@ -58,6 +62,7 @@ static struct {
     ino_t ino;
     char *_Atomic base;
     uint64_t page, top; /* never-used pages start at top */
+    uint64_t bytes;     /* size of the arena (0 until made) */
     uint64_t nonce;
     extent *fr;         /* free extents, sorted by offset, never adjacent */
     size_t nfr, capfr;
@@ -123,12 +128,15 @@ static int make_arena(void)
     if (fd < 0)
         return -1;
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)HC_HEAP_BYTES) == 0)
-        p = mmap(NULL, HC_HEAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    uint64_t bytes = HC_HEAP_MAX_BYTES;
+    for (; p == MAP_FAILED && bytes >= HC_HEAP_MIN_BYTES; bytes /= 4)
+        if (ftruncate(fd, (off_t)bytes) == 0)
+            p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED) {
         close(fd);
         return -1;
     }
+    H.bytes = bytes * 4; /* the loop divided once more after the mapping that worked */
     H.fd = fd;
     remember_fd(fd);
     atomic_store(&H.base, (char *)p);
@@ -187,7 +195,7 @@ static void give_back_free_pages(void)
 
 void *hc_heap_alloc(size_t bytes, int zeroed)
 {
-    if (!H.on || bytes == 0 || bytes > HC_HEAP_BYTES)
+    if (!H.on || bytes == 0 || bytes > HC_HEAP_MAX_BYTES)
         return NULL;
     pthread_mutex_lock(&H.lock);
     if (make_arena() < 0 || grow(&H.used, &H.capused, H.nused + 1) != 0) {
@@ -195,6 +203,10 @@ void *hc_heap_alloc(size_t bytes, int zeroed)
         return NULL;
     }
     uint64_t len = HC_ALIGN_UP((uint64_t)bytes, H.page), off = 0;
+    if (len > HC_HEAP_BYTES) {
+        pthread_mutex_unlock(&H.lock);
+        return NULL;
+    }
     int dirty = 0, found = 0;
     for (size_t i = 0; i < H.nfr && !found; i++)
         if (H.fr[i].len >= len) {
@@ -229,7 +241,7 @@ void *hc_heap_alloc(size_t bytes, int zeroed)
 
 int hc_heap_owns(const void *p)
 {
-    const char *b = atomic_load_explicit(&H.base, memory_order_relaxed);
+    const char *b = atomic_load_explicit(&H.base, memory_order_acquire);
     return b && (const char *)p >= b && (const char *)p < b + HC_HEAP_BYTES;
 }
 
@@ -296,7 +308,10 @@ size_t hc_heap_usable(const void *p)
 
 hc_heap_id hc_heap_self(void)
 {
-    hc_heap_id id = {getpid(), -1, 0, 0};
+    hc_heap_id id;
+    memset(&id, 0, sizeof id); /* no stray padding bytes in what is published */
+    id.pid = getpid();
+    id.fd = -1;
     if (!H.on)
         return id;
     pthread_mutex_lock(&H.lock);
@@ -308,7 +323,7 @@ hc_heap_id hc_heap_self(void)
 
 int64_t hc_heap_offset(const void *p, size_t len)
 {
-    const char *b = atomic_load_explicit(&H.base, memory_order_relaxed);
+    const char *b = atomic_load_explicit(&H.base, memory_order_acquire);
     const char *q = p;
     if (!b || q < b + H.page || len > HC_HEAP_BYTES || q > b + HC_HEAP_BYTES - len)
         return -1;

@@ -1,6 +1,8 @@
 /* The shared heap (common/hc_heap.c): blocks, reuse, zeroing, merging of free neighbours,
  * offsets, a fork() child's private copy, and a peer mapping another process's arena. */
+#include <errno.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,6 +139,12 @@ HC_TEST(heap_fork_child_has_its_own_copy)
  * broadcast's reader reads the root's buffer; a stale nonce is refused. */
 HC_TEST(heap_peer_maps_the_arena)
 {
+    int probe = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (probe < 0) { /* valgrind 3.19 does not know the call; the heap then stays unmapped */
+        printf("  skip: pidfd_open unavailable here (%s)\n", strerror(errno));
+        return;
+    }
+    close(probe);
     int up[2], down[2];
     HC_CHECK(pipe(up) == 0 && pipe(down) == 0);
     pid_t child = fork();
