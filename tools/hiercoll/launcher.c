@@ -46,7 +46,7 @@ hc_mpi_family hc_launcher_family(const char *launcher)
     if (f != HC_UNKNOWN_MPI || find_in_path(launcher, path, sizeof path) != 0)
         return f;
     if (realpath(path, real) && (f = by_name(real)) != HC_UNKNOWN_MPI)
-        return f; /* mpirun -> /etc/alternatives/mpirun -> /usr/bin/orterun */
+        return f; /* an unsuffixed name -> /etc/alternatives/... -> /usr/bin/orterun */
     char cmd[PATH_MAX + 32], line[256];
     snprintf(cmd, sizeof cmd, "'%s' --version 2>&1 </dev/null", path);
     FILE *p = strchr(path, '\'') ? NULL : popen(cmd, "r");

@@ -7,7 +7,7 @@
 typedef enum { HC_MPICH, HC_OMPI, HC_UNKNOWN_MPI } hc_mpi_family;
 
 /* By the launcher's name (mpiexec.mpich, mpiexec.hydra, mpirun.openmpi, orterun), the file a
- * plain mpirun/mpiexec resolves to, else what `LAUNCHER --version` says. */
+ * launcher name without a family suffix resolves to, else what `LAUNCHER --version` says. */
 hc_mpi_family hc_launcher_family(const char *launcher);
 /* "mpich" / "ompi" as given to --mpi; HC_UNKNOWN_MPI otherwise. */
 hc_mpi_family hc_family_named(const char *name);
