@@ -37,6 +37,10 @@ int hc_map_cost_better(hc_map_cost a, hc_map_cost b);
  * better one among the candidates that have neither, if any, even beyond HC_MAP_SUM_SLACK of
  * the lowest sum (ref's own traffic may be). -1 if none is ok. */
 int hc_map_cost_pick(const hc_map_cost *c, const int *ok, int n, const hc_map_cost *ref);
+/* A lower bound on the max over every mapping of g onto m: the highest, over ranks, of the time
+ * a rank would take with its heaviest partners on the cores nearest to it (mapping/bound.c).
+ * -1 with no memory. */
+double hc_map_max_lower_bound(const hc_graph *g, const hc_machine *m);
 /* Per-rank times t_i into t[M]. */
 void hc_map_rank_costs(const hc_graph *g, const hc_machine *m, const int *map, double *t);
 

@@ -43,6 +43,62 @@ def cost(adj, spec, bw, mapping):
     t = [sum(w / bw[level(mapping[i], mapping[j])] for j, w in adj[i]) for i in range(len(adj))]
     return max(t), sum(t) / 2
 
+def bound(adj, spec, bw):
+    # no rank does better than with its heaviest partners on the cores nearest to it; and when
+    # a connected set outnumbers a node, some edge (i, j) joins two nodes, each common
+    # neighbour sits on i's node or not, and edges between the sides cross the network
+    arity = [int(x.split(':')[1]) for x in spec.split()]
+    cores = [1] * (len(arity) + 1)  # cores under one element of each level
+    for l in range(len(arity) - 1, -1, -1):
+        cores[l] = cores[l + 1] * arity[l]
+    slots = sorted(((bw[l], cores[l] - cores[l + 1]) for l in range(len(arity))), reverse=True)
+    nbrs = [dict(a) for a in adj]
+    def time(v, cut):
+        free = [n for _, n in slots]
+        t, s = 0, 0
+        for u, w in sorted(adj[v], key=lambda x: -x[1]):
+            if u in cut:
+                t += w / bw[0]
+                continue
+            while free[s] == 0:
+                s += 1
+            t += w / slots[s][0]
+            free[s] -= 1
+        return t
+    per_rank = max(time(v, ()) for v in range(len(adj)))
+    node = cores[1]
+    comp = list(range(len(adj)))
+    def find(v):
+        while comp[v] != v:
+            v = comp[v]
+        return v
+    for v in range(len(adj)):
+        for u, _ in adj[v]:
+            comp[find(u)] = find(v)
+    size = {}
+    for v in range(len(adj)):
+        size[find(v)] = size.get(find(v), 0) + 1
+    cut_bound = None
+    for i in range(len(adj)):
+        if size[find(i)] <= node or arity[0] < 2:
+            continue
+        for j, _ in adj[i]:
+            if j < i:
+                continue
+            common = sorted(set(nbrs[i]) & set(nbrs[j]))[:8]
+            best = None
+            for side in range(1 << len(common)):
+                mine = [k for b, k in enumerate(common) if side >> b & 1] + [i]
+                theirs = [k for b, k in enumerate(common) if not side >> b & 1] + [j]
+                if len(mine) > node:  # i's side is one node; j's may be several
+                    continue
+                worst = max([time(v, set(theirs)) for v in mine] +
+                            [time(v, set(mine)) for v in theirs])
+                best = worst if best is None else min(best, worst)
+            if best is not None:
+                cut_bound = best if cut_bound is None else min(cut_bound, best)
+    return max(per_rank, cut_bound or 0)
+
 def mapping(path, n):
     rows = open(path).read().split()
     assert int(rows[0]) == n
@@ -63,6 +119,7 @@ for r in rows:
     e = edges_at(r)
     fam, spec = r[0], ' '.join(r[2:e])
     edges, algo, hmax, hsum, by, smax, ssum, rmax, rsum = r[e:e + 9]
+    sbound = float(r[e + 11])
     d = os.path.join(keep, fam + '-64-' + spec.replace(':', '').replace(' ', '_'))
     spec_f, bws = open(d + '/machine.txt').read().split('\n')[:2]
     assert spec_f == spec, (spec_f, spec)
@@ -89,6 +146,9 @@ for r in rows:
     assert best, d
     assert close(best[0][0], float(smax)) and close(best[0][1], float(ssum)), (d, best, smax, ssum)
     assert abs(float(rmax) - hm / best[0][0]) <= 1e-3 and abs(float(rsum) - hs / best[0][1]) <= 1e-3
+    lb = bound(adj, spec, bw)
+    assert hm >= lb * (1 - 1e-9) and best[0][0] >= lb * (1 - 1e-9), (d, lb, hm, best)
+    assert abs(sbound - best[0][0] / lb) <= 1e-3, (d, sbound, best[0][0] / lb)
     bad = hm > best[0][0] * (1 + 1e-9) or hs > 1.05 * best[0][1]
     assert bad == ('WORSE' in ' '.join(r)), r
     worse += bad

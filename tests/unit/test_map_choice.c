@@ -233,4 +233,128 @@ HC_TEST(shared_cores_move_to_the_nearest_free_one)
     hc_machine_free(&m);
 }
 
+/* The lowest max over all M! mappings of g onto the first M cores (M small). */
+static double exhaustive_min_max(const hc_graph *g, const hc_machine *m)
+{
+    int M = g->n, map[10] = {0}, c[10] = {0};
+    for (int i = 0; i < M; i++)
+        map[i] = i;
+    double best = hc_map_cost_eval(g, m, map).max;
+    for (int i = 1; i < M;) { /* Heap's algorithm */
+        if (c[i] < i) {
+            int j = i % 2 ? c[i] : 0, t = map[j];
+            map[j] = map[i], map[i] = t;
+            double x = hc_map_cost_eval(g, m, map).max;
+            if (x < best)
+                best = x;
+            c[i]++, i = 1;
+        } else {
+            c[i++] = 0;
+        }
+    }
+    return best;
+}
+
+HC_TEST(max_bound_is_the_optimum_of_a_star_and_below_every_mapping)
+{
+    hc_graph g;
+    hc_machine m;
+    char err[200], name[64];
+    double bw[2] = {1, 10};
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:2 core:4", bw, 2, err, sizeof err), 0);
+    /* rank 0 talks to 1..7 with weights 7..1: 3 fit beside it, 4 cross the network */
+    int s[7], d[7];
+    double w[7];
+    for (int k = 0; k < 7; k++)
+        s[k] = 0, d[k] = k + 1, w[k] = 7 - k;
+    HC_CHECK_EQ_INT(hc_graph_from_triples(&g, 8, 7, s, d, w), 0);
+    double bound = hc_map_max_lower_bound(&g, &m);
+    HC_CHECK_NEAR(bound, (7 + 6 + 5) / 10.0 + (4 + 3 + 2 + 1) / 1.0, 1e-12);
+    HC_CHECK_NEAR(exhaustive_min_max(&g, &m), bound, 1e-12);
+    int map[8];
+    HC_CHECK_EQ_INT(hc_map_compute(&g, &m, HC_MAPALGO_AUTO, 1, map, name, sizeof name, err,
+                                   sizeof err), 0);
+    HC_CHECK_NEAR(hc_map_cost_eval(&g, &m, map).max, bound, 1e-12);
+    hc_graph_free(&g);
+
+    /* a 2x4 grid with irregular weights: the bound is below the optimum, which a rank's
+     * neighbours crowding one another keeps above it */
+    int gs[10], gd[10], n = 0;
+    double gw[10];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 4; c++) {
+            if (c + 1 < 4)
+                gs[n] = r * 4 + c, gd[n] = gs[n] + 1, gw[n] = 1 + (n * 7) % 5, n++;
+            if (r == 0)
+                gs[n] = c, gd[n] = c + 4, gw[n] = 1 + (n * 7) % 5, n++;
+        }
+    HC_CHECK_EQ_INT(hc_graph_from_triples(&g, 8, n, gs, gd, gw), 0);
+    double opt = exhaustive_min_max(&g, &m);
+    bound = hc_map_max_lower_bound(&g, &m);
+    HC_CHECK_MSG(bound > 0 && !hc_map_cost_less(opt, bound), "bound %g, optimum %g", bound, opt);
+    hc_machine_free(&m);
+
+    /* the same on a matrix machine, whose cores are not alike */
+    double mat[64];
+    for (int p = 0; p < 8; p++)
+        for (int q = 0; q < 8; q++)
+            mat[p * 8 + q] = p == q ? 0 : 1 + (p / 2 == q / 2) * 9 + (p + q) % 3;
+    HC_CHECK_EQ_INT(hc_machine_from_matrix(&m, 8, mat, err, sizeof err), 0);
+    opt = exhaustive_min_max(&g, &m);
+    bound = hc_map_max_lower_bound(&g, &m);
+    HC_CHECK_MSG(bound > 0 && !hc_map_cost_less(opt, bound), "matrix: bound %g, optimum %g", bound,
+                 opt);
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+}
+
+HC_TEST(max_bound_is_below_every_algorithm_on_a_grid)
+{
+    hc_graph g;
+    hc_machine m;
+    char err[200], name[64];
+    double bw[3] = {1, 4, 10};
+    grid(&g, 8, 8);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:4 package:2 core:8", bw, 3, err,
+                                              sizeof err), 0);
+    double bound = hc_map_max_lower_bound(&g, &m);
+    /* each rank's partners fit in its package, but some edge joins two nodes: at best one of a
+     * rank on the grid's edge, whose other two partners share its package */
+    HC_CHECK_NEAR(bound, 1e6 / 1 + 2 * 1e6 / 10, 1e-6);
+    int map[64];
+    for (int a = HC_MAPALGO_AUTO; a <= HC_MAPALGO_SCOTCH; a++) {
+        HC_CHECK_EQ_INT(hc_map_compute(&g, &m, (hc_map_algo)a, 1, map, name, sizeof name, err,
+                                       sizeof err), 0);
+        HC_CHECK_MSG(!hc_map_cost_less(hc_map_cost_eval(&g, &m, map).max, bound), "%s", name);
+    }
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+}
+
+HC_TEST(max_bound_sees_that_some_edge_must_leave_the_node)
+{
+    hc_graph g;
+    hc_machine m;
+    char err[200], name[64];
+    double bw[2] = {1, 10};
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:2 core:4", bw, 2, err, sizeof err), 0);
+    /* two triangles joined by the edge 2-3: every rank's partners fit beside it, but six ranks
+     * do not fit in a node, and cutting a triangle costs a rank two network edges, so the best
+     * is the bridge across the network: rank 2 takes 1 + 2 x 0.1 */
+    int s[7] = {0, 0, 1, 3, 3, 4, 2}, d[7] = {1, 2, 2, 4, 5, 5, 3};
+    double w[7] = {1, 1, 1, 1, 1, 1, 1};
+    HC_CHECK_EQ_INT(hc_graph_from_triples(&g, 6, 7, s, d, w), 0);
+    HC_CHECK_NEAR(hc_map_max_lower_bound(&g, &m), 1.2, 1e-12);
+    int map[6];
+    HC_CHECK_EQ_INT(hc_map_compute(&g, &m, HC_MAPALGO_AUTO, 1, map, name, sizeof name, err,
+                                   sizeof err), 0);
+    HC_CHECK_NEAR(hc_map_cost_eval(&g, &m, map).max, 1.2, 1e-12);
+    hc_graph_free(&g);
+    /* apart, the triangles fit a node each: nothing has to cross */
+    HC_CHECK_EQ_INT(hc_graph_from_triples(&g, 6, 6, s, d, w), 0);
+    HC_CHECK_NEAR(hc_map_max_lower_bound(&g, &m), 0.2, 1e-12);
+    hc_graph_free(&g);
+    hc_machine_free(&m);
+}
+
 int main(void) { return hc_test_main(); }
