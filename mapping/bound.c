@@ -70,21 +70,10 @@ static hc_slot *neighbour_slots(const hc_machine *m, int *nslots)
     return s;
 }
 
-/* One edge seen from one end: rank v's are at [xadj[v], xadj[v+1]), heaviest first. */
-typedef struct {
-    double w;
-    int to;
-} hc_edge_end;
-
-static int by_weight_desc(const void *a, const void *b)
-{
-    double x = ((const hc_edge_end *)a)->w, y = ((const hc_edge_end *)b)->w;
-    return (x < y) - (x > y);
-}
-
 /* The least time rank v can take when its edges to the ranks in cut[] cross the network (at
- * bw_cut) and every other partner sits as near as the slots allow. */
-static double rank_time(const hc_graph *g, const hc_edge_end *ends, int v, const hc_slot *slot,
+ * bw_cut) and every other partner sits as near as the slots allow. ends: the graph's edges
+ * heaviest first (hc_graph_heaviest_first). */
+static double rank_time(const hc_graph *g, const hc_adj_ent *ends, int v, const hc_slot *slot,
                         int nslots, const int *cut, int ncut, double bw_cut)
 {
     double t = 0;
@@ -93,7 +82,7 @@ static double rank_time(const hc_graph *g, const hc_edge_end *ends, int v, const
     for (long long k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
         int forced = 0;
         for (int c = 0; c < ncut && !forced; c++)
-            forced = ends[k].to == cut[c];
+            forced = ends[k].v == cut[c];
         if (forced) {
             t += ends[k].w / bw_cut;
             continue;
@@ -131,13 +120,13 @@ static int mark_component(const hc_graph *g, int r, int id, int *comp, int *stac
 
 /* When a connected set of ranks outnumbers a node's cores, some edge (i, j) of it joins two
  * nodes. Each common neighbour of i and j sits on i's node or not (with j, or anywhere else,
- * which cuts as much), and
- * every edge between the two sides crosses the network: the least, over edges and over those
- * choices, of the slowest of these ranks. A clique split across nodes costs someone many
- * network edges, so such a bound sees that the network edge goes where the graph is thin. The
- * search stops once it is at or below floor, which the result is max()ed with anyway. */
+ * which cuts as much), and every edge between the two sides crosses the network: the least,
+ * over edges and over those choices, of the slowest of these ranks. A clique split across
+ * nodes costs someone many network edges, so such a bound sees that the network edge goes
+ * where the graph is thin. The search stops once it is at or below floor, which the result is
+ * max()ed with anyway. */
 static double cut_bound(const hc_graph *g, const hc_machine *m, const hc_slot *slot, int nslots,
-                        const hc_edge_end *ends, double floor)
+                        const hc_adj_ent *ends, double floor)
 {
     if (m->matrix || m->nlevels == 0 || m->arity[0] < 2)
         return 0;
@@ -171,22 +160,24 @@ static double cut_bound(const hc_graph *g, const hc_machine *m, const hc_slot *s
                     set[ns++] = g->adjncy[a], a++, b++;
             }
             double edge_best = -1;
-            for (unsigned side = 0; side < 1u << (ns - 2); side++) {
-                if (1 + __builtin_popcount(side) > node)
+            for (unsigned with_i = 0; with_i < 1u << (ns - 2); with_i++) {
+                /* the ranks on i's node and the others; each side's edges to the other cross */
+                int side[2][2 + HC_BOUND_MAX_COMMON], nside[2] = {1, 1};
+                side[0][0] = i, side[1][0] = j;
+                for (int k = 2; k < ns; k++) {
+                    int s = !(with_i >> (k - 2) & 1);
+                    side[s][nside[s]++] = set[k];
+                }
+                if (nside[0] > node)
                     continue; /* i's side is one node; j's may be several */
                 double worst = 0;
-                for (int v = 0; v < ns && (edge_best < 0 || worst < edge_best); v++) {
-                    int mine = v == 0 ? 1 : v == 1 ? 0 : (int)(side >> (v - 2) & 1);
-                    int cut[2 + HC_BOUND_MAX_COMMON], nc = 0;
-                    for (int u = 0; u < ns; u++) {
-                        int theirs = u == 0 ? 1 : u == 1 ? 0 : (int)(side >> (u - 2) & 1);
-                        if (theirs != mine)
-                            cut[nc++] = set[u];
+                for (int s = 0; s < 2; s++)
+                    for (int k = 0; k < nside[s] && (edge_best < 0 || worst < edge_best); k++) {
+                        double t = rank_time(g, ends, side[s][k], slot, nslots, side[!s],
+                                             nside[!s], m->bw[0]);
+                        if (t > worst)
+                            worst = t;
                     }
-                    double t = rank_time(g, ends, set[v], slot, nslots, cut, nc, m->bw[0]);
-                    if (t > worst)
-                        worst = t;
-                }
                 if (edge_best < 0 || worst < edge_best)
                     edge_best = worst;
             }
@@ -204,19 +195,13 @@ out:
 double hc_map_max_lower_bound(const hc_graph *g, const hc_machine *m)
 {
     int nslots = 0;
-    long long nadj = g->xadj[g->n];
     hc_slot *slot = neighbour_slots(m, &nslots);
-    hc_edge_end *ends = malloc(sizeof *ends * (size_t)(nadj ? nadj : 1));
+    hc_adj_ent *ends = hc_graph_heaviest_first(g);
     if (!slot || !ends) {
         free(slot);
         free(ends);
         return -1;
     }
-    for (long long k = 0; k < nadj; k++)
-        ends[k] = (hc_edge_end){g->adjwgt[k], g->adjncy[k]};
-    for (int v = 0; v < g->n; v++)
-        qsort(ends + g->xadj[v], (size_t)(g->xadj[v + 1] - g->xadj[v]), sizeof *ends,
-              by_weight_desc);
     double bound = 0;
     for (int v = 0; v < g->n; v++) {
         double t = rank_time(g, ends, v, slot, nslots, NULL, 0, 1);

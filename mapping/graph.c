@@ -8,12 +8,31 @@
 
 #include "hc_graph.h"
 
-typedef struct { int v; double w; } hc_adj_ent;
-
 static int cmp_adj(const void *a, const void *b)
 {
     int x = ((const hc_adj_ent *)a)->v, y = ((const hc_adj_ent *)b)->v;
     return (x > y) - (x < y);
+}
+
+static int heavier_first(const void *a, const void *b)
+{
+    const hc_adj_ent *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w < y->w ? 1 : -1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+hc_adj_ent *hc_graph_heaviest_first(const hc_graph *g)
+{
+    long long n = g->xadj[g->n];
+    hc_adj_ent *a = malloc(sizeof *a * (size_t)(n ? n : 1));
+    if (!a)
+        return NULL;
+    for (long long e = 0; e < n; e++)
+        a[e] = (hc_adj_ent){g->adjncy[e], g->adjwgt[e]};
+    for (int i = 0; i < g->n; i++)
+        qsort(a + g->xadj[i], (size_t)(g->xadj[i + 1] - g->xadj[i]), sizeof *a, heavier_first);
+    return a;
 }
 
 void hc_graph_free(hc_graph *g)

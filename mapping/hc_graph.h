@@ -21,6 +21,15 @@ int hc_graph_write_metis(const hc_graph *g, FILE *out);   /* first line "% hierc
 int hc_graph_read_metis(hc_graph *g, const char *path, char *err, size_t errlen);
 void hc_graph_free(hc_graph *g);
 
+/* One end of an edge: the neighbour and the weight. */
+typedef struct hc_adj_ent {
+    int v;
+    double w;
+} hc_adj_ent;
+/* Every rank's edges heaviest first (equal weights by neighbour), in the CSR's layout: rank i's
+ * at [xadj[i], xadj[i+1]). malloc'd; NULL with no memory. */
+hc_adj_ent *hc_graph_heaviest_first(const hc_graph *g);
+
 /* Weight of edge (i, j), 0 if absent (binary search in i's sorted list). */
 double hc_graph_weight(const hc_graph *g, int i, int j);
 

@@ -67,19 +67,6 @@ static void core_scores(const hc_machine *m, const int *cores, int N, double *B)
         free(cnt[l]);
 }
 
-typedef struct {
-    double w;
-    int v;
-} hc_wv;
-
-static int cmp_wv(const void *a, const void *b)
-{
-    const hc_wv *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w < y->w ? 1 : -1;
-    return (x->v > y->v) - (x->v < y->v);
-}
-
 int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map)
 {
     int M = g->n, N = hc_machine_navail(m), rc = -1;
@@ -89,7 +76,7 @@ int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map)
     double *B = malloc(sizeof(double) * (size_t)(N ? N : 1));
     hc_keyed *C = malloc(sizeof(hc_keyed) * (size_t)(N ? N : 1));
     hc_keyed *Q = malloc(sizeof(hc_keyed) * (size_t)(M ? M : 1));
-    hc_wv *adj = malloc(sizeof(hc_wv) * (size_t)(g->xadj[M] ? g->xadj[M] : 1));
+    hc_adj_ent *adj = hc_graph_heaviest_first(g);
     int *queue = malloc(sizeof(int) * (size_t)(M ? M : 1));
     if (!cores || !B || !C || !Q || !adj || !queue)
         goto out;
@@ -103,13 +90,10 @@ int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map)
     for (int i = 0; i < M; i++) {
         long long deg = g->xadj[i + 1] - g->xadj[i];
         double s = 0;
-        for (long long e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
+        for (long long e = g->xadj[i]; e < g->xadj[i + 1]; e++)
             s += log(g->adjwgt[e]);
-            adj[e] = (hc_wv){g->adjwgt[e], g->adjncy[e]};
-        }
         /* ln D_i; ranks without edges come last */
         Q[i] = (hc_keyed){deg ? quantise(s / (double)deg) : LLONG_MIN / 2, i};
-        qsort(adj + g->xadj[i], (size_t)deg, sizeof *adj, cmp_wv);
         map[i] = -1;
     }
     qsort(Q, (size_t)M, sizeof *Q, cmp_keyed_desc);
