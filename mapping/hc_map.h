@@ -53,8 +53,9 @@ void hc_map_tmgp_params(int M, int cL1, int *k, int *s);
 /* Listing 2: METIS k-way into k groups of the lowest level, part p on group p. Needs a tree
  * machine with every core available. */
 int hc_map_tmmgp_paper(const hc_graph *g, const hc_machine *m, unsigned seed, int *map);
-/* TMMGP applied recursively down every level of the tree (partly occupied machines too). */
-int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int *map);
+/* TMMGP applied recursively down every level of the tree (partly occupied machines too); each
+ * split keeps the least cutting of `tries` METIS partitionings (METIS_OPTION_NCUTS). */
+int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map);
 /* Listing 3 (TMGT), adjacency lists ordered by edge weight as in the paper's worked example. */
 int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map);
 /* Scotch (libscotch) onto a tree machine as a tleaf target, unavailable cores left out, with

@@ -24,7 +24,7 @@ static int run_one(const hc_graph *g, const hc_machine *m, hc_map_algo a, unsign
                    int variant, int *map)
 {
     switch (a) {
-    case HC_MAPALGO_TMMGP: return hc_map_tmmgp(g, m, seed, map);
+    case HC_MAPALGO_TMMGP: return hc_map_tmmgp(g, m, seed, variant > 1 ? variant : 1, map);
     case HC_MAPALGO_TMMGP_PAPER: return hc_map_tmmgp_paper(g, m, seed, map);
     case HC_MAPALGO_TMGT: return hc_map_tmgt(g, m, map);
     case HC_MAPALGO_TML: return hc_map_tml(g, m, map);
@@ -58,21 +58,26 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         snprintf(name, namelen, "%s", names[algo]);
         return 0;
     }
-    /* Every applicable algorithm: TMMGP from several seeds and every Scotch strategy while the
-     * graph is small enough, fewer of them on large graphs (16 384 ranks and a million edges
-     * stay under 10 s of CPU). The most promising candidates are refined (six, then two,
-     * then one: on the comparison with Scotch, refining all of them gained 0.3% on the max
-     * for twice the time), then hc_map_cost_pick chooses, held to the best of Scotch's own
-     * mappings: no higher max, at most 5% more traffic (the reference's own candidate,
-     * refined or not, always qualifies). */
-    enum { NSTARTS = 4, NSCOTCH = 8, NT = NSTARTS + NSCOTCH + 4 };
+    /* Every applicable algorithm: TMMGP from several seeds, once as METIS partitions and once
+     * keeping the least cutting of NCUTS partitionings at every split (compact blocks on grids
+     * that a single partitioning misses: docs/algorithms-mapping.md), and every Scotch strategy
+     * while the graph is small enough; fewer of them on large graphs (16 384 ranks and a
+     * million edges stay under 10 s of CPU). The most promising candidates are refined (eight,
+     * then two, then one: refining every candidate gained 0.3% on the max for twice the
+     * time), then hc_map_cost_pick chooses, held to the best of Scotch's own mappings: no
+     * higher max, at most 5% more traffic (the reference's own candidate, refined or not,
+     * always qualifies). */
+    enum { NSTARTS = 4, NCUTS = 8, NSCOTCH = 8, NT = 2 * NSTARTS + NSCOTCH + 4 };
     hc_candidate c[NT];
     long long adj = g->xadj[M];
     int small = adj <= 200000, nt = 0;
     int nstarts = adj <= 50000 ? NSTARTS : small ? 2 : 1;
+    int nbestcut = adj <= 50000 ? NSTARTS : small ? 1 : 0;
     int nscotch = small ? HC_MIN(hc_nscotch_strategies, NSCOTCH) : 1;
     for (int k = 0; k < nstarts; k++)
-        c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP, seed + 7919u * (unsigned)k, 0};
+        c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP, seed + 7919u * (unsigned)k, 1};
+    for (int k = 0; k < nbestcut; k++)
+        c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP, seed + 104729u * (unsigned)(k + 1), NCUTS};
     for (int k = 0; k < nscotch; k++)
         c[nt++] = (hc_candidate){HC_MAPALGO_SCOTCH, seed, k};
     if (small)
@@ -84,7 +89,7 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
     hc_map_cost raw[NT], cost[NT];
     hc_map_cost ref = {0, 0};
     int ok[NT] = {0}, pending[NT], refined[NT] = {0}, have_ref = 0;
-    int nrefine = small ? 6 : adj <= 1000000 ? 2 : 1;
+    int nrefine = small ? 8 : adj <= 1000000 ? 2 : 1;
     for (int t = 0; t < nt; t++) {
         cand[t] = malloc(sizeof(int) * (size_t)(M ? M : 1));
         int moved = cand[t] ? run_one(g, m, c[t].algo, c[t].seed, c[t].variant, cand[t]) : -1;
@@ -110,9 +115,12 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
     int win = hc_map_cost_pick(cost, ok, nt, have_ref ? &ref : NULL), found = win >= 0;
     if (found) {
         memcpy(map, cand[win], sizeof(int) * (size_t)M);
-        int scotch = c[win].algo == HC_MAPALGO_SCOTCH;
-        snprintf(name, namelen, "%s%s%s%s", names[c[win].algo], scotch ? "-" : "",
-                 scotch ? hc_scotch_strategies[c[win].variant].label : "",
+        char variant[32] = "";
+        if (c[win].algo == HC_MAPALGO_SCOTCH)
+            snprintf(variant, sizeof variant, "-%s", hc_scotch_strategies[c[win].variant].label);
+        else if (c[win].algo == HC_MAPALGO_TMMGP && c[win].variant > 1)
+            snprintf(variant, sizeof variant, "-ncuts%d", c[win].variant);
+        snprintf(name, namelen, "%s%s%s", names[c[win].algo], variant,
                  refined[win] ? "+refine" : "");
     }
     for (int t = 0; t < nt; t++)

@@ -132,10 +132,10 @@ out:
 }
 
 /* Partitions the subgraph into k parts of at most cap[p] vertices, sizes proportional to
- * cap, by recursive bisection if bisect, else by METIS's k-way scheme. part[] receives
- * 0..k-1. */
-static int partition(const hc_sub *s, int k, const int *cap, unsigned seed, int bisect,
-                     idx_t *part)
+ * cap, by recursive bisection if bisect, else by METIS's k-way scheme; of `tries`
+ * partitionings METIS keeps the one cutting least. part[] receives 0..k-1. */
+static int partition(const hc_sub *s, int k, const int *cap, unsigned seed, int tries,
+                     int bisect, idx_t *part)
 {
     long long capsum = 0;
     for (int p = 0; p < k; p++)
@@ -163,6 +163,7 @@ static int partition(const hc_sub *s, int k, const int *cap, unsigned seed, int 
     METIS_SetDefaultOptions(opt);
     opt[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
     opt[METIS_OPTION_NUMBERING] = 0;
+    opt[METIS_OPTION_NCUTS] = tries;
     int rc = bisect ? METIS_PartGraphRecursive(&n, &ncon, s->xadj, s->adjncy, NULL, NULL,
                                                s->adjwgt, &nparts, tpw, &ub, opt, &objval, part)
                     : METIS_PartGraphKway(&n, &ncon, s->xadj, s->adjncy, NULL, NULL, s->adjwgt,
@@ -196,7 +197,7 @@ int hc_map_tmmgp_paper(const hc_graph *g, const hc_machine *m, unsigned seed, in
     for (int p = 0; p < k; p++)
         cap[p] = s;
     if (sub_build(g, ranks, M, local, &sub) != 0 ||
-        partition(&sub, k, cap, seed, k <= 8, part) != 0)
+        partition(&sub, k, cap, seed, 1, k <= 8, part) != 0)
         goto out;
     /* Dequeue(C_{p_i}): part p goes to the p-th lowest-level group, cores in order */
     for (int i = 0; i < M; i++)
@@ -218,6 +219,7 @@ typedef struct {
     const int *availsum; /* prefix sums of avail: available cores in [a, b) */
     int *local;
     unsigned seed;
+    int tries;
     int *map;
 } hc_rec;
 
@@ -275,7 +277,8 @@ static int place(hc_rec *r, int l, int first, int *ranks, int n)
         goto out;
     }
     if (sub_build(r->g, ranks, n, r->local, &sub) != 0 ||
-        partition(&sub, k, cap, r->seed + (unsigned)l * 7919u + (unsigned)first, 1, part) != 0)
+        partition(&sub, k, cap, r->seed + (unsigned)l * 7919u + (unsigned)first, r->tries, 1,
+                  part) != 0)
         goto out;
     for (int i = 0; i < n; i++)
         start[part[i] + 1]++;
@@ -298,7 +301,7 @@ out:
     return rc;
 }
 
-int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int *map)
+int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map)
 {
     int M = g->n;
     if (m->matrix || m->nlevels == 0 || hc_machine_navail(m) < M)
@@ -316,7 +319,7 @@ int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int *map
             ranks[i] = i;
             map[i] = -1;
         }
-        hc_rec r = {g, m, availsum, local, seed, map};
+        hc_rec r = {g, m, availsum, local, seed, tries > 1 ? tries : 1, map};
         rc = place(&r, 0, 0, ranks, M);
     }
     free(availsum);

@@ -143,7 +143,7 @@ HC_TEST(tmmgp_cg_example_keeps_blocks)
     HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:4 core:4", bw, 2, err, sizeof err), 0);
     int map[16];
     for (int variant = 0; variant < 2; variant++) {
-        int rc = variant ? hc_map_tmmgp(&g, &m, 7, map) : hc_map_tmmgp_paper(&g, &m, 7, map);
+        int rc = variant ? hc_map_tmmgp(&g, &m, 7, 1, map) : hc_map_tmmgp_paper(&g, &m, 7, map);
         HC_CHECK_EQ_INT(rc, 0);
         int used[16] = {0};
         for (int r = 0; r < 16; r++) {

@@ -3,6 +3,7 @@
  * strategy on the choice, Scotch's candidate (its tleaf target, partly occupied machines,
  * repeatability) and shared cores repaired. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,8 @@ HC_TEST(tleaf_costs_follow_the_bandwidths)
     hc_machine_free(&m);
 }
 
-static void grid(hc_graph *g, int rows, int cols)
+/* A rows x cols grid, cell (r, c) numbered label[r * cols + c] (NULL: in row order). */
+static void grid_labelled(hc_graph *g, int rows, int cols, const int *label)
 {
     int n = 0, *s = malloc(sizeof(int) * 2 * (size_t)(rows * cols));
     int *d = malloc(sizeof(int) * 2 * (size_t)(rows * cols));
@@ -108,11 +110,15 @@ static void grid(hc_graph *g, int rows, int cols)
             if (r + 1 < rows)
                 s[n] = r * cols + c, d[n] = s[n] + cols, w[n++] = 1e6;
         }
+    for (int e = 0; label && e < n; e++)
+        s[e] = label[s[e]], d[e] = label[d[e]];
     HC_CHECK_EQ_INT(hc_graph_from_triples(g, rows * cols, n, s, d, w), 0);
     free(s);
     free(d);
     free(w);
 }
+
+static void grid(hc_graph *g, int rows, int cols) { grid_labelled(g, rows, cols, NULL); }
 
 static int valid(const hc_machine *m, const int *map, int M)
 {
@@ -211,6 +217,58 @@ HC_TEST(auto_keeps_to_scotchs_best_strategy)
                  best.sum);
     hc_machine_free(&m);
     hc_graph_free(&g);
+}
+
+/* A 32x32 grid numbered at random (splitmix64 from `seed`, as hiercoll-maptables numbers its
+ * grid2d-rand family) on 64 nodes of 16 cores: 4x4 blocks cut 448 edges and leave at most 2 of
+ * a rank's 4 partners off its node. On these two numberings one METIS partitioning per split
+ * and every Scotch strategy leave ragged parts (a rank with 3 partners off its node, 502-520
+ * edges cut); the TMMGP candidates keeping the least cutting of several partitionings find
+ * the blocks. */
+static void check_random_grid_in_blocks(uint64_t seed)
+{
+    enum { SIDE = 32, M = SIDE * SIDE };
+    hc_graph g;
+    hc_machine m;
+    char err[200], name[64];
+    double bw[2] = {1.25e10, 5e10};
+    int label[M], map[M];
+    uint64_t state = seed;
+    for (int i = 0; i < M; i++)
+        label[i] = i;
+    for (int i = M - 1; i > 0; i--) { /* Fisher-Yates */
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        int j = (int)((z ^ (z >> 31)) % (uint64_t)(i + 1)), t = label[i];
+        label[i] = label[j];
+        label[j] = t;
+    }
+    grid_labelled(&g, SIDE, SIDE, label);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:64 core:16", bw, 2, err, sizeof err),
+                    0);
+    HC_CHECK_EQ_INT(hc_map_compute(&g, &m, HC_MAPALGO_AUTO, 1, map, name, sizeof name, err,
+                                   sizeof err), 0);
+    HC_CHECK(valid(&m, map, M));
+    int most_off = 0;
+    for (int i = 0; i < M; i++) {
+        int off = 0;
+        for (long long e = g.xadj[i]; e < g.xadj[i + 1]; e++)
+            off += hc_machine_level(&m, map[i], map[g.adjncy[e]]) == 0;
+        most_off = off > most_off ? off : most_off;
+    }
+    int cut = cut_at_top(&g, &m, map);
+    HC_CHECK_MSG(most_off <= 2 && cut <= 448 * 105 / 100,
+                 "numbering %llu, auto (%s): a rank with %d partners off its node, %d edges cut",
+                 (unsigned long long)seed, name, most_off, cut);
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+}
+
+HC_TEST(auto_lays_a_randomly_numbered_grid_out_in_blocks)
+{
+    check_random_grid_in_blocks(7920); /* hiercoll-maptables --seed 1 */
+    check_random_grid_in_blocks(2);
 }
 
 HC_TEST(shared_cores_move_to_the_nearest_free_one)
