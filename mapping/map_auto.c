@@ -24,7 +24,7 @@ static int run_one(const hc_graph *g, const hc_machine *m, hc_map_algo a, unsign
                    int variant, int *map)
 {
     switch (a) {
-    case HC_MAPALGO_TMMGP: return hc_map_tmmgp(g, m, seed, variant > 1 ? variant : 1, map);
+    case HC_MAPALGO_TMMGP: return hc_map_tmmgp(g, m, seed, variant, map);
     case HC_MAPALGO_TMMGP_PAPER: return hc_map_tmmgp_paper(g, m, seed, map);
     case HC_MAPALGO_TMGT: return hc_map_tmgt(g, m, map);
     case HC_MAPALGO_TML: return hc_map_tml(g, m, map);

@@ -550,8 +550,8 @@ int hc_vs_scotch_main(int argc, char **argv)
            "strategy).\n"
            "CPU: hiercoll %.1f s, Scotch %.1f s (all strategies).\n%s\n",
            nok, nshared, med_max, exp(geo_max), worst_max, worst_max_at, nbetter, ntie,
-           nworse_max, nat_bound, ntie_at_bound, med_sum, exp(geo_sum), worst_sum, worst_sum_at, nworse_sum, nabove_lowest,
-           hc_cpu, sc_cpu,
+           nworse_max, nat_bound, ntie_at_bound, med_sum, exp(geo_sum), worst_sum, worst_sum_at,
+           nworse_sum, nabove_lowest, hc_cpu, sc_cpu,
            ok ? "Verdict: hiercoll is no worse on the max, within 5% on the sum, better on the max "
                 "in the median."
               : "Verdict: NOT met (see the rows marked WORSE, or the median).");
