@@ -92,6 +92,10 @@ int hc_map_make_injective(const hc_machine *m, int *map, int M);
 /* Swaps and moves that lower the max objective (or the sum without raising the max); never
  * makes either worse. Deterministic for a seed. Returns the number of moves made. */
 long hc_map_refine(const hc_graph *g, const hc_machine *m, unsigned seed, int *map);
+/* The same, except that a move taking ranks off the maximum may raise the sum, up to sum_cap
+ * (the max traded for traffic; sum_cap <= 0: as hc_map_refine). */
+long hc_map_refine_capped(const hc_graph *g, const hc_machine *m, unsigned seed, double sum_cap,
+                          int *map);
 
 /* Runs algo (auto: every applicable algorithm, the most promising refined, hc_map_cost_pick
  * held to Scotch's best unrepaired mapping as the reference).

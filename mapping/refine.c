@@ -2,6 +2,7 @@
  * heavy neighbours, or to that neighbour's own (swapping with the rank there, if any), when
  * that lowers the number of ranks at the maximum T, or the sum, without making either worse;
  * of the moves open to a rank, the one taking most ranks off T, then saving most, is made.
+ * Capped, a move taking ranks off T may raise the sum up to the cap instead.
  * Costs are compared with hc_map_cost_less. Deterministic: a fixed visiting order and a work
  * budget counted in edge visits, never in time. */
 #include <stdlib.h>
@@ -22,6 +23,7 @@ typedef struct {
     const hc_machine *m;
     int *map, *occ, *stamp, *touched, ntouched, cur;
     double *t, *nt, T, sum, T0, sum0; /* T0, sum0: where they started */
+    double sum_cap; /* a move taking ranks off the maximum may raise the sum up to this */
     int cntT;
     long long work;
     int *near;   /* matrix machines: [ncores * HC_REFINE_NEAR] fastest cores from each core */
@@ -102,6 +104,8 @@ static int judge(const hc_ref *r, double dsum, int *left_max)
         now += will;
     }
     *left_max = was - now;
+    if (was > now && r->sum_cap > 0)
+        return hc_map_cost_less(r->sum_cap, r->sum + dsum) ? 0 : 1 + was - now;
     /* the sum may not grow; held to where it started too, so rounding cannot drift it up */
     if (hc_map_cost_less(r->sum, r->sum + dsum) || hc_map_cost_less(r->sum0, r->sum + dsum))
         return 0;
@@ -212,9 +216,15 @@ static void add_cand(hc_ref *r, int *cand, int *n, int core, int own)
 
 long hc_map_refine(const hc_graph *g, const hc_machine *m, unsigned seed, int *map)
 {
+    return hc_map_refine_capped(g, m, seed, 0, map);
+}
+
+long hc_map_refine_capped(const hc_graph *g, const hc_machine *m, unsigned seed, double sum_cap,
+                          int *map)
+{
     int M = g->n, N = m->ncores;
     long moves = 0;
-    hc_ref r = {.g = g, .m = m, .map = map};
+    hc_ref r = {.g = g, .m = m, .map = map, .sum_cap = sum_cap};
     r.occ = malloc(sizeof(int) * (size_t)N);
     r.cseen = calloc((size_t)N, sizeof(int));
     r.stamp = calloc((size_t)(M ? M : 1), sizeof(int));
