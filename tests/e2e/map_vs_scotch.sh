@@ -21,27 +21,9 @@ rc=$?
 cat "$TMP/table"
 python3 - "$TMP/table" "$TMP/k" "$rc" <<'PY' || fail "the table does not match its files"
 import glob, os, re, sys
+sys.path.insert(0, 'tests/e2e')
+from map_cost import graph, cost, mapping
 table, keep, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
-
-def graph(path):
-    lines = [l for l in open(path) if not l.startswith('%')]
-    n = int(lines[0].split()[0])
-    adj = []
-    for i in range(n):
-        t = lines[1 + i].split()
-        adj.append([(int(t[k]) - 1, float(t[k + 1])) for k in range(0, len(t), 2)])
-    return adj
-
-def cost(adj, spec, bw, mapping):
-    arity = [int(x.split(':')[1]) for x in spec.split()]
-    stride = [1] * len(arity)
-    for l in range(len(arity) - 2, -1, -1):
-        stride[l] = stride[l + 1] * arity[l + 1]
-    def level(p, q):
-        return next((l for l in range(len(arity)) if p // stride[l] != q // stride[l]),
-                    len(arity) - 1)
-    t = [sum(w / bw[level(mapping[i], mapping[j])] for j, w in adj[i]) for i in range(len(adj))]
-    return max(t), sum(t) / 2
 
 def bound(adj, spec, bw):
     # no rank does better than with its heaviest partners on the cores nearest to it; and when
@@ -98,14 +80,6 @@ def bound(adj, spec, bw):
             if best is not None:
                 cut_bound = best if cut_bound is None else min(cut_bound, best)
     return max(per_rank, cut_bound or 0)
-
-def mapping(path, n):
-    rows = open(path).read().split()
-    assert int(rows[0]) == n
-    m = [None] * n
-    for k in range(n):
-        m[int(rows[1 + 2 * k])] = int(rows[2 + 2 * k])
-    return m
 
 def close(a, b):  # the table prints 4 significant digits
     return abs(a - b) <= 6e-4 * abs(b)
