@@ -36,8 +36,9 @@ static int run_one(const hc_graph *g, const hc_machine *m, hc_map_algo a, unsign
 
 /* The winner refined once more, a move that takes ranks off the maximum now free to raise the
  * sum up to the reference's allowance (HC_MAP_REF_SUM_SLACK above Scotch's): on irregular
- * graphs the max drops by up to 14% for up to 6% more traffic than the winner's
- * (docs/algorithms-mapping.md). Kept only if the max is lower; 1 if so. */
+ * graphs the max drops by up to 16% (docs/algorithms-mapping.md, "The trade"). Refined on a
+ * copy, since moves that raise the sum may still leave the max where it was; kept only if the
+ * max is lower, and then 1 is returned. */
 static int trade_for_max(const hc_graph *g, const hc_machine *m, unsigned seed, hc_map_cost ref,
                          int *map, hc_map_cost *cost)
 {
@@ -135,7 +136,8 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         cost[t] = hc_map_cost_eval(g, m, cand[t]);
     }
     int win = hc_map_cost_pick(cost, ok, nt, have_ref ? &ref : NULL), found = win >= 0;
-    int traded = found && have_ref && small && trade_for_max(g, m, seed, ref, cand[win], &cost[win]);
+    int traded =
+        found && have_ref && small && trade_for_max(g, m, seed, ref, cand[win], &cost[win]);
     if (found) {
         memcpy(map, cand[win], sizeof(int) * (size_t)M);
         char variant[32] = "";

@@ -114,7 +114,7 @@ class Cnf:
     def exactly_one(self, lits):
         self.add(*lits)
         prev = None  # sequential at-most-one
-        for k, l in enumerate(lits[:-1]):
+        for l in lits[:-1]:
             s = self.var()
             self.add(-l, s)
             if prev:
