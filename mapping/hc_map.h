@@ -9,6 +9,7 @@
 typedef enum hc_map_algo {
     HC_MAPALGO_AUTO, HC_MAPALGO_TMMGP, HC_MAPALGO_TMGT, HC_MAPALGO_TML, HC_MAPALGO_TMRR,
     HC_MAPALGO_TMMGP_PAPER, /* single k-way pass into lowest-level groups, as in Listing 2 */
+    HC_MAPALGO_TMMGP_BISECT, /* bisections choosing the lowest max among equal cuts */
     HC_MAPALGO_SCOTCH       /* libscotch's static mapping onto the tree */
 } hc_map_algo;
 
@@ -56,6 +57,11 @@ int hc_map_tmmgp_paper(const hc_graph *g, const hc_machine *m, unsigned seed, in
 /* TMMGP applied recursively down every level of the tree (partly occupied machines too); each
  * split keeps the least cutting of `tries` METIS partitionings (METIS_OPTION_NCUTS). */
 int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map);
+/* TMMGP whose every level is split by recursive bisection, each the least cutting of
+ * `bisections` METIS bisections from different seeds and, among equal cuts, the one whose
+ * ranks' cut edges so far have the lowest maximum. */
+int hc_map_tmmgp_bisect(const hc_graph *g, const hc_machine *m, unsigned seed, int bisections,
+                        int *map);
 /* Listing 3 (TMGT), adjacency lists ordered by edge weight as in the paper's worked example. */
 int hc_map_tmgt(const hc_graph *g, const hc_machine *m, int *map);
 /* Scotch (libscotch) onto a tree machine as a tleaf target, unavailable cores left out, with
@@ -102,7 +108,8 @@ long hc_map_refine_capped(const hc_graph *g, const hc_machine *m, unsigned seed,
  * name receives what was used, e.g. "tmmgp+refine". 0 or -1 with a reason in err. */
 int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, unsigned seed,
                    int *map, char *name, size_t namelen, char *err, size_t errlen);
-/* "auto", "tmmgp", "tmgt", "tml", "tmrr", "tmmgp-paper", "scotch" -> algo; -1 if unknown. */
+/* "auto", "tmmgp", "tmgt", "tml", "tmrr", "tmmgp-paper", "tmmgp-bisect", "scotch" -> algo; -1 if
+ * unknown. */
 int hc_map_algo_parse(const char *s);
 const char *hc_map_algo_name(hc_map_algo a);
 

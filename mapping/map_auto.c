@@ -8,7 +8,7 @@
 #include "hc_util.h"
 
 static const char *const names[] = {"auto", "tmmgp", "tmgt", "tml",
-                                    "tmrr", "tmmgp-paper", "scotch"};
+                                    "tmrr", "tmmgp-paper", "tmmgp-bisect", "scotch"};
 
 int hc_map_algo_parse(const char *s)
 {
@@ -26,6 +26,7 @@ static int run_one(const hc_graph *g, const hc_machine *m, hc_map_algo a, unsign
     switch (a) {
     case HC_MAPALGO_TMMGP: return hc_map_tmmgp(g, m, seed, variant, map);
     case HC_MAPALGO_TMMGP_PAPER: return hc_map_tmmgp_paper(g, m, seed, map);
+    case HC_MAPALGO_TMMGP_BISECT: return hc_map_tmmgp_bisect(g, m, seed, variant, map);
     case HC_MAPALGO_TMGT: return hc_map_tmgt(g, m, map);
     case HC_MAPALGO_TML: return hc_map_tml(g, m, map);
     case HC_MAPALGO_TMRR: return hc_map_tmrr(g, m, map);
@@ -81,16 +82,17 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         snprintf(name, namelen, "%s", names[algo]);
         return 0;
     }
-    /* Every applicable algorithm: TMMGP from several seeds, once as METIS partitions and once
+    /* Every applicable algorithm: TMMGP from several seeds, once as METIS partitions, once
      * keeping the least cutting of NCUTS partitionings at every split (compact blocks on grids
-     * that a single partitioning misses: docs/algorithms-mapping.md), and every Scotch strategy
+     * that a single partitioning misses: docs/algorithms-mapping.md) and once by bisections
+     * that break ties in the cut by the max (NBISECTIONS tries each), and every Scotch strategy
      * while the graph is small enough; fewer of them on large graphs (16 384 ranks and a
      * million edges stay under 10 s of CPU). The most promising candidates are refined (eight,
      * then two, then one: refining every candidate gained 0.3% on the max for twice the
      * time), then hc_map_cost_pick chooses, held to the best of Scotch's own mappings: no
      * higher max, at most 5% more traffic (the reference's own candidate, refined or not,
      * always qualifies). */
-    enum { NSTARTS = 4, NCUTS = 8, NSCOTCH = 8, NT = 2 * NSTARTS + NSCOTCH + 4 };
+    enum { NSTARTS = 4, NCUTS = 8, NBISECTIONS = 4, NSCOTCH = 8, NT = 3 * NSTARTS + NSCOTCH + 4 };
     hc_candidate c[NT];
     long long adj = g->xadj[M];
     int small = adj <= 200000, nt = 0;
@@ -103,6 +105,9 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
         c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP, seed + 104729u * (unsigned)(k + 1), NCUTS};
     for (int k = 0; k < nscotch; k++)
         c[nt++] = (hc_candidate){HC_MAPALGO_SCOTCH, seed, k};
+    for (int k = 0; k < nbestcut; k++)
+        c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP_BISECT, seed + 15485863u * (unsigned)k,
+                                 NBISECTIONS};
     if (small)
         c[nt++] = (hc_candidate){HC_MAPALGO_TMMGP_PAPER, seed, 0};
     c[nt++] = (hc_candidate){HC_MAPALGO_TMGT, seed, 0};

@@ -4,7 +4,8 @@
  * hc_map_tmmgp applies the partitioning recursively down every level, so the edges cut at a
  * slow level are minimised before those at a faster one, and handles unavailable cores. It
  * always bisects: METIS's k-way parts are ragged (against Scotch, its sum was 5% worse in 22
- * of 54 cases with k-way, 7 with bisection; docs/algorithms-mapping.md). */
+ * of 54 cases with k-way, 7 with bisection; docs/algorithms-mapping.md).
+ * hc_map_tmmgp_bisect does the bisections itself, to choose among equal cuts by the max. */
 #include <math.h>
 #include <metis.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static void sub_free(hc_sub *s)
     free(s->xadj);
     free(s->adjncy);
     free(s->adjwgt);
+    memset(s, 0, sizeof *s);
 }
 
 /* local[v] must be -1 for every vertex outside ranks; it is restored before returning.
@@ -221,11 +223,96 @@ typedef struct {
     unsigned seed;
     int tries;
     int *map;
+    int bisections; /* > 0: split each level by max-aware bisection (bisect_level) */
+    double *acc;    /* [M] each rank's cost of the edges cut so far (bisections > 0) */
+    int *part;      /* [M] the part bisect_level gave each rank */
 } hc_rec;
 
 static int avail_in(const hc_rec *r, int first, int count)
 {
     return r->availsum[first + count] - r->availsum[first];
+}
+
+/* The weight a bisection (side[a] for ranks[a]) cuts, and in *max the highest cost a rank
+ * would have with its cut edges at `unit` per byte added to what it has so far; charge: add
+ * them to it. */
+static double cut_edges(hc_rec *r, const int *ranks, int n, const idx_t *side, double unit,
+                        int charge, double *max)
+{
+    const hc_graph *g = r->g;
+    double cut = 0;
+    *max = 0;
+    for (int a = 0; a < n; a++)
+        r->local[ranks[a]] = a;
+    for (int a = 0; a < n; a++) {
+        double own = 0;
+        for (long long e = g->xadj[ranks[a]]; e < g->xadj[ranks[a] + 1]; e++) {
+            int b = r->local[g->adjncy[e]];
+            if (b >= 0 && side[b] != side[a])
+                own += g->adjwgt[e];
+        }
+        cut += own;
+        *max = fmax(*max, r->acc[ranks[a]] + own * unit);
+        if (charge)
+            r->acc[ranks[a]] += own * unit;
+    }
+    for (int a = 0; a < n; a++)
+        r->local[ranks[a]] = -1;
+    return cut;
+}
+
+/* Splits ranks[0..n) into parts p0..p0+k-1 of capacities cap[0..k) by recursive bisection,
+ * writing r->part. Each bisection is the least cutting of r->bisections METIS bisections from
+ * different seeds and, among those that cut as little, the one leaving the lowest maximum of
+ * a rank's cut edges: on a grid the blocks then come out as columns through the short axis
+ * rather than cubes whose corners talk to three other nodes (docs/algorithms-mapping.md). */
+static int bisect_level(hc_rec *r, int l, int *ranks, int n, const int *cap, int k, int p0)
+{
+    if (k == 1 || n == 0) {
+        for (int a = 0; a < n; a++)
+            r->part[ranks[a]] = p0;
+        return 0;
+    }
+    int k1 = k / 2, half[2] = {0, 0};
+    for (int p = 0; p < k; p++)
+        half[p >= k1] += cap[p];
+    double unit = 1 / r->m->bw[l];
+    hc_sub sub = {0};
+    idx_t *side = malloc(sizeof(idx_t) * (size_t)n), *best = malloc(sizeof(idx_t) * (size_t)n);
+    int *order = malloc(sizeof(int) * (size_t)n), rc = -1;
+    if (!side || !best || !order || sub_build(r->g, ranks, n, r->local, &sub) != 0)
+        goto out;
+    double bcut = 0, bmax = 0, max;
+    for (int t = 0; t < r->bisections; t++) {
+        unsigned seed = r->seed + 7919u * (unsigned)l + 104729u * (unsigned)t + (unsigned)n;
+        if (partition(&sub, 2, half, seed, 1, 1, side) != 0)
+            goto out;
+        double cut = cut_edges(r, ranks, n, side, unit, 0, &max);
+        if (t == 0 || hc_map_cost_less(cut, bcut) ||
+            (!hc_map_cost_less(bcut, cut) && hc_map_cost_less(max, bmax))) {
+            bcut = cut;
+            bmax = max;
+            memcpy(best, side, sizeof(idx_t) * (size_t)n);
+        }
+    }
+    cut_edges(r, ranks, n, best, unit, 1, &max);
+    int n0 = 0;
+    for (int a = 0; a < n; a++)
+        if (best[a] == 0)
+            order[n0++] = ranks[a];
+    for (int a = 0, i = n0; a < n; a++)
+        if (best[a] == 1)
+            order[i++] = ranks[a];
+    sub_free(&sub);
+    rc = bisect_level(r, l, order, n0, cap, k1, p0);
+    if (rc == 0)
+        rc = bisect_level(r, l, order + n0, n - n0, cap + k1, k - k1, p0 + k1);
+out:
+    sub_free(&sub);
+    free(side);
+    free(best);
+    free(order);
+    return rc;
 }
 
 /* Places ranks[0..n) under the element of level l whose first core is first. */
@@ -276,9 +363,14 @@ static int place(hc_rec *r, int l, int first, int *ranks, int n)
         rc = place(r, l + 1, first + child[0] * span, ranks, n);
         goto out;
     }
-    if (sub_build(r->g, ranks, n, r->local, &sub) != 0 ||
-        partition(&sub, k, cap, r->seed + (unsigned)l * 7919u + (unsigned)first, r->tries, 1,
-                  part) != 0)
+    if (r->bisections > 0) {
+        if (bisect_level(r, l, ranks, n, cap, k, 0) != 0)
+            goto out;
+        for (int i = 0; i < n; i++)
+            part[i] = r->part[ranks[i]];
+    } else if (sub_build(r->g, ranks, n, r->local, &sub) != 0 ||
+               partition(&sub, k, cap, r->seed + (unsigned)l * 7919u + (unsigned)first,
+                         r->tries, 1, part) != 0)
         goto out;
     for (int i = 0; i < n; i++)
         start[part[i] + 1]++;
@@ -301,16 +393,19 @@ out:
     return rc;
 }
 
-int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map)
+static int tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries,
+                 int bisections, int *map)
 {
     int M = g->n;
     if (m->matrix || m->nlevels == 0 || hc_machine_navail(m) < M)
         return -1;
+    size_t sz = (size_t)(M ? M : 1);
     int *availsum = malloc(sizeof(int) * ((size_t)m->ncores + 1));
-    int *local = malloc(sizeof(int) * (size_t)(M ? M : 1));
-    int *ranks = malloc(sizeof(int) * (size_t)(M ? M : 1));
+    int *local = malloc(sizeof(int) * sz), *ranks = malloc(sizeof(int) * sz);
+    double *acc = bisections > 0 ? calloc(sz, sizeof(double)) : NULL;
+    int *part = bisections > 0 ? malloc(sizeof(int) * sz) : NULL;
     int rc = -1;
-    if (availsum && local && ranks) {
+    if (availsum && local && ranks && (bisections <= 0 || (acc && part))) {
         availsum[0] = 0;
         for (int c = 0; c < m->ncores; c++)
             availsum[c + 1] = availsum[c] + m->avail[c];
@@ -319,11 +414,25 @@ int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int trie
             ranks[i] = i;
             map[i] = -1;
         }
-        hc_rec r = {g, m, availsum, local, seed, tries > 1 ? tries : 1, map};
+        hc_rec r = {g, m, availsum, local, seed, tries > 1 ? tries : 1, map,
+                    bisections, acc, part};
         rc = place(&r, 0, 0, ranks, M);
     }
     free(availsum);
     free(local);
     free(ranks);
+    free(acc);
+    free(part);
     return rc;
+}
+
+int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map)
+{
+    return tmmgp(g, m, seed, tries, 0, map);
+}
+
+int hc_map_tmmgp_bisect(const hc_graph *g, const hc_machine *m, unsigned seed, int bisections,
+                        int *map)
+{
+    return tmmgp(g, m, seed, 1, bisections > 0 ? bisections : 8, map);
 }

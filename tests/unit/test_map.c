@@ -314,4 +314,58 @@ HC_TEST(capped_refine_trades_traffic_for_the_max_within_the_cap)
     HC_CHECK_MSG(auto_traded >= 3, "auto traded on %d graphs of 6", auto_traded);
 }
 
+/* An X x Y x Z grid, cell (x, y, z) numbered (x * Y + y) * Z + z, halos of 1 MB. */
+static void grid3d(hc_graph *g, int X, int Y, int Z)
+{
+    int n = 0, cells = X * Y * Z, *s = malloc(sizeof(int) * 3 * (size_t)cells);
+    int *d = malloc(sizeof(int) * 3 * (size_t)cells);
+    double *w = malloc(sizeof(double) * 3 * (size_t)cells);
+    for (int x = 0; x < X; x++)
+        for (int y = 0; y < Y; y++)
+            for (int z = 0; z < Z; z++) {
+                int c = (x * Y + y) * Z + z;
+                if (x + 1 < X)
+                    s[n] = c, d[n] = c + Y * Z, w[n++] = 1e6;
+                if (y + 1 < Y)
+                    s[n] = c, d[n] = c + Z, w[n++] = 1e6;
+                if (z + 1 < Z)
+                    s[n] = c, d[n] = c + 1, w[n++] = 1e6;
+            }
+    HC_CHECK_EQ_INT(hc_graph_from_triples(g, cells, n, s, d, w), 0);
+    free(s);
+    free(d);
+    free(w);
+}
+
+/* An 8 x 8 x 4 grid on 16 nodes of 16 cores: 2 x 2 x 4 columns through the short axis and
+ * 2 x 4 x 2 boxes cut the same 192 edges, but a box's corner talks to 3 other nodes, a
+ * column's to 2. The bisections that break ties in the cut by the max find the columns
+ * (hiercoll-maptables --vs-scotch: 0.80x Scotch's max at its sum). */
+HC_TEST(tmmgp_bisect_lays_a_3d_grid_out_in_columns)
+{
+    double bw[2] = {1.25e10, 5e10};
+    hc_graph g;
+    hc_machine m;
+    char err[200];
+    grid3d(&g, 8, 8, 4);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:16 core:16", bw, 2, err, sizeof err), 0);
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        int map[256], most_off = 0, cut = 0;
+        HC_CHECK_EQ_INT(hc_map_tmmgp_bisect(&g, &m, seed, 0, map), 0);
+        HC_CHECK(valid(&g, &m, map));
+        for (int i = 0; i < g.n; i++) {
+            int off = 0;
+            for (long long e = g.xadj[i]; e < g.xadj[i + 1]; e++)
+                off += hc_machine_level(&m, map[i], map[g.adjncy[e]]) == 0;
+            most_off = off > most_off ? off : most_off;
+            cut += off;
+        }
+        HC_CHECK_MSG(most_off == 2 && cut / 2 == 192,
+                     "seed %u: a rank with %d partners off its node, %d edges cut", seed,
+                     most_off, cut / 2);
+    }
+    hc_machine_free(&m);
+    hc_graph_free(&g);
+}
+
 int main(void) { return hc_test_main(); }
