@@ -58,8 +58,8 @@ int hc_map_tmmgp_paper(const hc_graph *g, const hc_machine *m, unsigned seed, in
  * split keeps the least cutting of `tries` METIS partitionings (METIS_OPTION_NCUTS). */
 int hc_map_tmmgp(const hc_graph *g, const hc_machine *m, unsigned seed, int tries, int *map);
 /* TMMGP whose every level is split by recursive bisection, each the least cutting of
- * `bisections` METIS bisections from different seeds and, among equal cuts, the one whose
- * ranks' cut edges so far have the lowest maximum. */
+ * `bisections` METIS bisections (8 if <= 0) from different seeds and, among equal cuts, the
+ * one whose ranks' cut edges so far have the lowest maximum. */
 int hc_map_tmmgp_bisect(const hc_graph *g, const hc_machine *m, unsigned seed, int bisections,
                         int *map);
 /* Listing 3 (TMGT), adjacency lists ordered by edge weight as in the paper's worked example. */

@@ -233,9 +233,9 @@ static int avail_in(const hc_rec *r, int first, int count)
     return r->availsum[first + count] - r->availsum[first];
 }
 
-/* The weight a bisection (side[a] for ranks[a]) cuts, and in *max the highest cost a rank
- * would have with its cut edges at `unit` per byte added to what it has so far; charge: add
- * them to it. */
+/* The weight a bisection (side[a] for ranks[a]) cuts, every edge counted from both ends (it is
+ * only compared), and in *max the highest cost a rank would have with its cut edges at `unit`
+ * per byte added to what it has so far; charge: add them to it. */
 static double cut_edges(hc_rec *r, const int *ranks, int n, const idx_t *side, double unit,
                         int charge, double *max)
 {
