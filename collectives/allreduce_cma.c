@@ -10,7 +10,7 @@
  * buffers' addresses, once to learn that every peer has read this rank's input and written
  * its slices of this rank's result. Slice j of any rank's buffers is read and then written by
  * rank j alone, so MPI_IN_PLACE needs no special case. */
-#include "allreduce_impl.h"
+#include "allreduce_plan.h"
 #include "hc_cma.h"
 #include "hc_must.h"
 #include "hc_util.h"
@@ -25,11 +25,11 @@ static void push_to_peers(hc_comm *c, hc_ar_state *st, const hc_red *r, const vo
             hc_cma_must_write(f[l].pid, f[l].recv_addr + at, src, bytes, "MPI_Allreduce");
 }
 
-int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords)
+int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_red *r,
+                   const void *sendbuf, void *recvbuf, int64_t count)
 {
     hc_ar_flag *f = hc_ar_flags(st);
-    int me = c->local_rank, across = lat->d > 1, rc = MPI_SUCCESS;
+    int me = c->local_rank, across = p->lat.d > 1, rc = MPI_SUCCESS;
     f[me].send_addr = (uint64_t)(uintptr_t)sendbuf;
     f[me].recv_addr = (uint64_t)(uintptr_t)recvbuf;
     hc_ar_sync(c, st);
@@ -57,7 +57,7 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
             push_to_peers(c, st, r, dst, off, n);
     }
     if (across && sl > 0) {
-        rc = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, so, sl);
+        rc = hc_ring_run(st, r, recvbuf, recvbuf, &p->lat, p->coords, 1, so, sl, p->packet);
         for (int64_t done = 0; done < sl; done += chunk)
             push_to_peers(c, st, r, hc_red_at(r, recvbuf, so + done), so + done,
                           HC_MIN(chunk, sl - done));

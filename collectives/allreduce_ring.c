@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allreduce_impl.h"
-#include "hc_config.h"
+#include "allreduce_plan.h"
 #include "hc_util.h"
 #include "hc_wait.h"
 
@@ -14,14 +13,6 @@
 #define HC_RING_NBUF 4
 #define HC_RING_TAG_RS 100
 #define HC_RING_TAG_AG 200
-
-/* Measured on the development machine (docs/algorithms-allreduce.md). */
-#define HC_RING_PACKET_DEFAULT (128 * 1024)
-
-size_t hc_ring_packet_bytes(void)
-{
-    return hc_cfg.ring_packet.i > 0 ? (size_t)hc_cfg.ring_packet.i : HC_RING_PACKET_DEFAULT;
-}
 
 /* One dimension's ring: neighbours, the segment it splits and the packet size. */
 typedef struct dim_ring {
@@ -158,14 +149,15 @@ static void dim_setup(dim_ring *d, hc_ar_state *st, const hc_lattice *lat, const
 }
 
 int hc_ring_run(hc_ar_state *st, const hc_red *r, const void *sendbuf, void *recvbuf,
-                const hc_lattice *lat, const int *coords, int k0, int64_t off, int64_t len)
+                const hc_lattice *lat, const int *coords, int k0, int64_t off, int64_t len,
+                size_t packet)
 {
     if (k0 >= lat->d || len == 0) {
         if (sendbuf != recvbuf && len)
             memcpy(hc_red_at(r, recvbuf, off), hc_red_at(r, sendbuf, off), hc_red_span(r, len));
         return MPI_SUCCESS;
     }
-    int64_t pe = (int64_t)(hc_ring_packet_bytes() / (size_t)r->extent);
+    int64_t pe = (int64_t)(packet / (size_t)r->extent);
     if (pe < 1)
         pe = 1;
     size_t need = (size_t)HC_RING_NBUF * (size_t)pe * (size_t)r->extent;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce_impl.h"
+#include "allreduce_plan.h"
 #include "hc_cma.h"
 #include "hc_copy.h"
 #include "hc_log.h"
@@ -90,12 +90,6 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     return all[0];
 }
 
-void hc_ar_shm_free(hc_ar_state *st)
-{
-    hc_shm_destroy(&st->shm.seg);
-    free(st->cma_buf);
-    st->cma_buf = NULL;
-}
 
 int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r)
 {
@@ -262,11 +256,11 @@ static void copy_out(void *dst, const void *src, size_t bytes, int stream)
         memcpy(dst, src, bytes);
 }
 
-int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords)
+int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_red *r,
+                   const void *sendbuf, void *recvbuf, int64_t count)
 {
     int64_t chunk = (int64_t)(st->shm.slot_bytes / (size_t)r->extent);
-    int across = lat->d > 1; /* dimensions beyond the node: the slice goes round them */
+    int across = p->lat.d > 1; /* dimensions beyond the node: the slice goes round them */
     int stream = hc_red_span(r, count) >= HC_COPY_NT_MIN;
     int rc = MPI_SUCCESS;
     for (int64_t start = 0; start < count; start += chunk) {
@@ -300,7 +294,8 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sen
         if (sl > 0) {
             reduce_slice(c, st, r, in, hc_red_at(r, src, so), hc_red_at(r, dst, so), so, sl);
             if (across) {
-                int e = hc_ring_run(st, r, recvbuf, recvbuf, lat, coords, 1, start + so, sl);
+                int e = hc_ring_run(st, r, recvbuf, recvbuf, &p->lat, p->coords, 1, start + so, sl,
+                                    p->packet);
                 if (e != MPI_SUCCESS)
                     rc = e;
             }

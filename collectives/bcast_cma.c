@@ -64,14 +64,15 @@ static int64_t claim_chunk(_Atomic uint64_t *word, uint64_t tag, uint64_t nchunk
  * has published its buffer, one chunk per reader per round, so a late or descheduled reader
  * holds up nobody; a reader that finished (or moved on) leaves the round. My stream must stay
  * valid until every reader is done. */
-static void root_side(hc_bstate *st, const char *src, size_t m, size_t total)
+static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
     int me = st->me, n = st->n;
     uint64_t g = st->seq++;
     hc_bshm_claim_cell(st, g);
     hc_bcma_where where = {(uint64_t)getpid(), (uint64_t)(uintptr_t)src, total,
                            st->heaps_ok ? hc_heap_offset(src, m) : -1};
-    hc_bshm_notify(st, me, g, HC_BCELL_CMA, 0, &where, sizeof where);
+    hc_bshm_notify(st, me, g, HC_BCELL_CMA | (how & HC_BSHM_MEASURE ? HC_BCELL_MEASURE : 0), 0,
+                   &where, sizeof where);
 
     size_t chunk = cma_chunk_bytes(m);
     uint64_t nchunks = (m + chunk - 1) / chunk, tag = claim_tag(g);
@@ -155,7 +156,8 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
     hc_bshm_forward(st, lroot, g, x);
     if (total)
         hc_bshm_check_total(x, total);
-    if (x->kind != HC_BCELL_CMA) /* only when the lengths differ, which the first cell catches */
+    st->stamp_due |= (x->kind & HC_BCELL_MEASURE) != 0;
+    if (HC_BCELL_KIND(x) != HC_BCELL_CMA) /* only when the lengths differ, which the first cell catches */
         hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN,
                  "MPI_Bcast: the root chose the queue, this rank single copy: " HC_BCAST_ONE_SIGNATURE);
     hc_bcma_where where;
@@ -177,12 +179,12 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
     atomic_store_explicit(&mine->done, g + 1, memory_order_release);
 }
 
-void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot)
+void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how)
 {
     if (st->n < 2 || m == 0)
         return;
     if (st->me == lroot)
-        root_side(st, bytes, m, total);
+        root_side(st, bytes, m, total, how);
     else
         reader_side(st, bytes, m, total, lroot);
 }

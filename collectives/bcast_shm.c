@@ -40,10 +40,10 @@
  * (docs/algorithms-bcast.md). 64 cells are 8 KiB per rank. */
 #define HC_BCAST_CELLS 64
 
-static int choose_tree(const hc_bstate *st)
+static int choose_tree(const hc_bstate *st, const hc_bsetup *setup)
 {
-    if (hc_cfg.bcast_tree.i != HC_TREE_AUTO)
-        return (int)hc_cfg.bcast_tree.i;
+    if (setup->tree != HC_TREE_AUTO)
+        return setup->tree;
     for (int r = 1; r < st->n; r++)
         if (st->domain[r] != st->domain[0])
             return HC_TREE_NUMA;
@@ -54,9 +54,9 @@ static int choose_tree(const hc_bstate *st)
     return st->n <= 8 || st->n > cpus ? HC_TREE_FLAT : HC_TREE_KARY;
 }
 
-static int build_trees(hc_bstate *st)
+static int build_trees(hc_bstate *st, int k)
 {
-    int n = st->n, k = (int)hc_cfg.bcast_radix.i;
+    int n = st->n;
     int *par = malloc(sizeof(int) * (size_t)n), *cs = malloc(sizeof(int) * (size_t)(n + 1));
     int *ch = malloc(sizeof(int) * (size_t)n);
     st->parent = malloc(sizeof(int) * (size_t)n);
@@ -89,7 +89,7 @@ static int build_trees(hc_bstate *st)
     return ok ? 0 : -1;
 }
 
-hc_bstate *hc_bshm_create(hc_comm *c)
+hc_bstate *hc_bshm_create(hc_comm *c, const hc_bsetup *setup)
 {
     hc_bstate *st = calloc(1, sizeof *st);
     if (!st)
@@ -101,15 +101,16 @@ hc_bstate *hc_bshm_create(hc_comm *c)
 
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     hc_bcast_model(HC_BCAST_QUEUE_BUDGET, HC_BCAST_TW_OVER_T, page, &st->f, &st->s);
-    if (hc_cfg.bcast_frag.i > 0) { /* the ring keeps its budget unless s is set too */
-        st->f = HC_ALIGN_UP((size_t)hc_cfg.bcast_frag.i, HC_CACHELINE);
+    if (setup->frag > 0) { /* the ring keeps its budget unless s is set too */
+        st->f = HC_ALIGN_UP(setup->frag, HC_CACHELINE);
         st->s = (int)HC_MIN(HC_MAX(HC_BCAST_QUEUE_BUDGET / st->f, (size_t)2), (size_t)4096);
     }
-    if (hc_cfg.bcast_queue.i > 0)
-        st->s = (int)HC_MAX(hc_cfg.bcast_queue.i, 2); /* a fragment and its successor */
-    st->ncells = hc_cfg.bcast_cells.i > 0 ? (int)hc_cfg.bcast_cells.i : HC_BCAST_CELLS;
+    if (setup->queue > 0)
+        st->s = HC_MAX(setup->queue, 2); /* a fragment and its successor */
+    st->ncells = setup->cells > 0 ? setup->cells : HC_BCAST_CELLS;
     st->ring = (size_t)st->s * st->f;
-    st->cells_off = sizeof(hc_bhead);
+    st->stamps_off = sizeof(hc_bhead);
+    st->cells_off = st->stamps_off + HC_BSTAMPS * sizeof(hc_bstamp);
     st->ring_off = HC_ALIGN_UP(st->cells_off + (size_t)st->ncells * sizeof(hc_bcell), page);
     st->region = HC_ALIGN_UP(st->ring_off + st->ring, page);
 
@@ -118,9 +119,9 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     st->domain = calloc((size_t)st->n, sizeof(int));
     int ok = st->domain != NULL;
     for (int r = 0; ok && r < st->n; r++)
-        st->domain[r] = hc_cfg.bcast_fake_numa.i > 0 ? (int)(r / hc_cfg.bcast_fake_numa.i)
-                                                     : c->numa_of[c->local_ranks[r]];
-    st->tree_kind = ok ? choose_tree(st) : HC_TREE_FLAT;
+        st->domain[r] = setup->fake_numa > 0 ? r / setup->fake_numa
+                                              : c->numa_of[c->local_ranks[r]];
+    st->tree_kind = ok ? choose_tree(st, setup) : HC_TREE_FLAT;
 
     if (hc_shm_create(c, (size_t)st->n * st->region, &st->shm) != 0) {
         st->failed = 1;
@@ -129,7 +130,7 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     /* My region on my NUMA node; the segment is zero-filled, so counters start at 0. */
     hc_bhead *mine = head_of(st, st->me);
     int node = c->numa_of[c->rank];
-    st->misplaced_pages = hc_bcast_place(mine, st->region, node, (int)hc_cfg.bcast_show_pages.i);
+    st->misplaced_pages = hc_bcast_place(mine, st->region, node, setup->show_pages);
     mine->pid = getpid();
     mine->cma_probe = hc_cma_probe_addr();
     mine->numa = node;
@@ -137,7 +138,7 @@ hc_bstate *hc_bshm_create(hc_comm *c)
     mine->heap_fd = heap.fd;
     mine->heap_bytes = heap.bytes;
     mine->heap_nonce = heap.nonce;
-    ok = ok && build_trees(st) == 0;
+    ok = ok && build_trees(st, setup->radix) == 0;
     st->cma_idle = calloc((size_t)st->n, 1);
     st->mine_g = calloc((size_t)st->ncells, sizeof *st->mine_g);
     st->mine_at = calloc((size_t)st->ncells, sizeof *st->mine_at);
@@ -167,7 +168,7 @@ hc_bstate *hc_bshm_create(hc_comm *c)
      * docs/algorithms-bcast.md). The whole job's ranks on the node count, not this
      * communicator's. */
     int node_ranks = HC_MAX(hc_shm_node_ranks(), st->n);
-    long direct = hc_cfg.bcast_direct.i;
+    int direct = setup->direct;
     st->direct_ok = st->heaps_ok &&
                     (direct == HC_BDIRECT_ON || (direct == HC_BDIRECT_AUTO &&
                                                  node_ranks <= sysconf(_SC_NPROCESSORS_ONLN)));
@@ -175,10 +176,11 @@ hc_bstate *hc_bshm_create(hc_comm *c)
         hc_shm_destroy(&st->shm);
         st->failed = 1;
     }
-    static const char *tree_names[] = {"auto", "knomial", "kary", "chain", "flat", "numa"};
+    char tree[16];
+    hc_config_enum_name(hc_config_find("HIERCOLL_BCAST_TREE"), st->tree_kind, tree, sizeof tree);
     hc_info(2, "bcast queue: %d ranks, fragments of %zu, ring %zu, %d cells, tree=%s cma=%s "
                "direct=%s",
-            st->n, st->f, st->ring, st->ncells, tree_names[st->tree_kind],
+            st->n, st->f, st->ring, st->ncells, tree,
             st->cma_ok ? "yes" : "no", st->direct_ok ? "yes" : "no");
     return st;
 }
@@ -269,13 +271,14 @@ void hc_bshm_notify(hc_bstate *st, int lroot, uint64_t g, uint32_t kind, uint32_
 
 void hc_bshm_forward(hc_bstate *st, int lroot, uint64_t g, const hc_bcell *x)
 {
-    size_t plen = x->kind == HC_BCELL_INLINE ? x->len : HC_BCELL_WHERE_BYTES;
+    size_t plen = HC_BCELL_KIND(x) == HC_BCELL_INLINE ? x->len : HC_BCELL_WHERE_BYTES;
     hc_bshm_notify(st, lroot, g, x->kind, x->len, x->payload, plen);
 }
 
 static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, int how)
 {
     int me = st->me;
+    uint32_t flag = how & HC_BSHM_MEASURE ? HC_BCELL_MEASURE : 0;
     int64_t heap_off = (how & HC_BSHM_DIRECT) && m > HC_BCELL_INLINE_MAX && m <= UINT32_MAX
                            ? hc_heap_offset(src, m)
                            : -1;
@@ -285,7 +288,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
         uint64_t g = st->seq++;
         hc_bdirect where = {(uint64_t)heap_off, total};
         hc_bshm_claim_cell(st, g);
-        hc_bshm_notify(st, me, g, HC_BCELL_DIRECT, (uint32_t)m, &where, sizeof where);
+        hc_bshm_notify(st, me, g, HC_BCELL_DIRECT | flag, (uint32_t)m, &where, sizeof where);
         st->direct_wait = st->seq;
         if (total) /* a message's first segment */
             hc_info(3, "bcast: %zu bytes, unchanged since the last call: readers copy them "
@@ -294,7 +297,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
         /* Small: the data travels inside the control cells, no ring, no second copy. */
         uint64_t g = st->seq++;
         hc_bshm_claim_cell(st, g);
-        hc_bshm_notify(st, me, g, HC_BCELL_INLINE, (uint32_t)m, src, m);
+        hc_bshm_notify(st, me, g, HC_BCELL_INLINE | flag, (uint32_t)m, src, m);
     } else {
         /* Every fragment's source and ring bytes share their offset in an HC_ALIAS_SPAN
          * (hc_copy.h): the first fragment starts at the source's offset and ends where src
@@ -315,7 +318,7 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
                 hc_copy_nt(slot, src + off, len);
             else
                 memcpy(slot, src + off, len);
-            hc_bshm_notify(st, me, g, HC_BCELL_DATA, (uint32_t)len, &where, sizeof where);
+            hc_bshm_notify(st, me, g, HC_BCELL_DATA | flag, (uint32_t)len, &where, sizeof where);
         }
     }
     atomic_store_explicit(&head_of(st, me)->done, st->seq, memory_order_release);
@@ -328,15 +331,16 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
 void hc_bshm_check_total(const hc_bcell *x, size_t total)
 {
     uint64_t sent = x->len; /* inline: the cell holds the whole message */
-    if (x->kind == HC_BCELL_DATA) {
+    unsigned kind = HC_BCELL_KIND(x);
+    if (kind == HC_BCELL_DATA) {
         hc_bdata where;
         memcpy(&where, x->payload, sizeof where);
         sent = where.total;
-    } else if (x->kind == HC_BCELL_DIRECT) {
+    } else if (kind == HC_BCELL_DIRECT) {
         hc_bdirect where;
         memcpy(&where, x->payload, sizeof where);
         sent = where.total;
-    } else if (x->kind == HC_BCELL_CMA) {
+    } else if (kind == HC_BCELL_CMA) {
         hc_bcma_where where;
         memcpy(&where, x->payload, sizeof where);
         sent = where.total;
@@ -364,17 +368,19 @@ static void reader_side(hc_bstate *st, char *dst, size_t m, size_t total, int lr
         /* The first cell settles it: with equal lengths every later call matches too. */
         if (off == 0 && total)
             hc_bshm_check_total(x, total);
+        st->stamp_due |= (x->kind & HC_BCELL_MEASURE) != 0;
+        unsigned kind = HC_BCELL_KIND(x);
         const char *src = (const char *)x->payload; /* inline */
-        if (x->kind == HC_BCELL_DATA) {
+        if (kind == HC_BCELL_DATA) {
             hc_bdata where;
             memcpy(&where, x->payload, sizeof where);
             src = ring_at(st, lroot, where.at);
-        } else if (x->kind == HC_BCELL_DIRECT) {
+        } else if (kind == HC_BCELL_DIRECT) {
             hc_bdirect where;
             memcpy(&where, x->payload, sizeof where);
             src = st->peer_heap[lroot] + where.off;
         }
-        if (x->kind != HC_BCELL_INLINE && (how & HC_BSHM_STREAM))
+        if (kind != HC_BCELL_INLINE && (how & HC_BSHM_STREAM))
             hc_copy_nt(dst + off, src, x->len);
         else
             memcpy(dst + off, src, x->len);
@@ -389,6 +395,40 @@ void hc_bshm_finish(hc_bstate *st)
         hc_bshm_wait_done(st, st->direct_wait);
         st->direct_wait = 0;
     }
+    if (st->stamp_due) {
+        hc_bstamp *stamp = hc_bstamp_of(st, st->me, st->seq - 1);
+        stamp->ns = hc_now_ns();
+        atomic_store_explicit(&stamp->g1, st->seq, memory_order_release);
+        st->stamp_due = 0;
+    }
+}
+
+const hc_bcell *hc_bshm_peek(hc_bstate *st)
+{
+    uint64_t g = st->seq;
+    hc_bcell *x = cell_of(st, st->me, g);
+    hc_backoff b = HC_BACKOFF_INIT;
+    while (atomic_load_explicit(&x->seq, memory_order_acquire) < g + 1)
+        hc_backoff_wait(&b);
+    return x;
+}
+
+void hc_bshm_vendor_announce(hc_bstate *st, int how)
+{
+    uint64_t g = st->seq++;
+    hc_bshm_claim_cell(st, g);
+    hc_bshm_notify(st, st->me, g, HC_BCELL_VENDOR | (how & HC_BSHM_MEASURE ? HC_BCELL_MEASURE : 0),
+                   0, NULL, 0);
+    atomic_store_explicit(&head_of(st, st->me)->done, st->seq, memory_order_release);
+}
+
+void hc_bshm_vendor_take(hc_bstate *st, int lroot)
+{
+    const hc_bcell *x = hc_bshm_peek(st);
+    uint64_t g = st->seq++;
+    hc_bshm_forward(st, lroot, g, x);
+    st->stamp_due |= (x->kind & HC_BCELL_MEASURE) != 0;
+    atomic_store_explicit(&head_of(st, st->me)->done, g + 1, memory_order_release);
 }
 
 void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how)

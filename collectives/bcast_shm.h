@@ -11,8 +11,14 @@
 #include "hc_coll.h"
 #include "hc_shm.h"
 
-/* What a control cell announces. */
-enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3, HC_BCELL_DIRECT = 4 };
+/* What a control cell announces. Readers follow it: the node-local root alone chooses how
+ * its node moves a message (queue, direct reads, single copy, the vendor's broadcast), so
+ * no rank needs to know the choice beforehand (bcast_hier.c). */
+enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3, HC_BCELL_DIRECT = 4,
+       HC_BCELL_VENDOR = 5 };
+/* Flag on a cell's kind: time this call; readers stamp when they are done (hc_bstamp). */
+#define HC_BCELL_MEASURE 0x100u
+#define HC_BCELL_KIND(x) ((x)->kind & 0xffu)
 /* Messages up to this size travel inside the cell. Two lines: a 64-byte message in a
  * one-line cell took a second line from the ring, and cores fetch an aligned pair of lines
  * together (docs/algorithms-bcast.md). A reader touches the second line only for a message
@@ -75,6 +81,15 @@ typedef struct hc_bhead {
 } hc_bhead;
 _Static_assert(sizeof(hc_bhead) == 128, "two cache lines");
 
+/* When a reader finished a timed call (one whose cells carried HC_BCELL_MEASURE): a ring
+ * of HC_BSTAMPS per rank after its head, indexed by the call's last fragment number. The
+ * node-local root reads them back to time the call on its readers (bcast_learn.c). */
+#define HC_BSTAMPS 64
+typedef struct hc_bstamp {
+    _Atomic uint64_t g1; /* fragment number + 1, published after ns (release) */
+    uint64_t ns;         /* hc_now_ns() when the reader was done */
+} hc_bstamp;
+
 /* What a root sent last on a communicator: where, how much, and a few of its words
  * (bcast_direct.c). */
 #define HC_BSAMPLE_WORDS 8
@@ -85,6 +100,19 @@ typedef struct hc_bsample {
     uint64_t word[HC_BSAMPLE_WORDS];
 } hc_bsample;
 
+/* How the queue is built, from the configuration (bcast_select.c): engines read none. */
+typedef struct hc_bsetup {
+    size_t frag;      /* fragment size f (0: seed 002's model) */
+    int queue;        /* fragments in each ring, s (0: the model's, or the budget / f) */
+    int cells;        /* control cells per rank (0: HC_BCAST_CELLS) */
+    int tree, radix;  /* notification tree (HC_TREE_*) and its radix */
+    int fake_numa;    /* every k local ranks a NUMA domain (debug, 0: real ones) */
+    int show_pages;   /* report where the region's pages landed (debug) */
+    int direct;       /* HC_BDIRECT_*: whether readers may read the root's heap directly */
+} hc_bsetup;
+
+struct hc_blearn;
+
 typedef struct hc_bstate {
     int failed;             /* segment creation failed: vendor path for this communicator */
     hc_shm shm;
@@ -94,6 +122,7 @@ typedef struct hc_bstate {
     int ncells;             /* control cells per rank: fragments a root may run ahead */
     size_t ring;            /* ring bytes per rank (s * f) */
     size_t region;          /* bytes per rank (page multiple) */
+    size_t stamps_off;      /* offset of the stamps inside a region */
     size_t cells_off;       /* offset of the cells inside a region */
     size_t ring_off;        /* offset of the ring inside a region */
     uint64_t seq;           /* next fragment number (identical on every local rank) */
@@ -109,6 +138,8 @@ typedef struct hc_bstate {
     int heaps_ok, direct_ok;
     char **peer_heap;       /* [n] each local rank's heap as mapped here (mine: NULL) */
     uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
+    int stamp_due;          /* reader: this call is timed, stamp its end (hc_bshm_finish) */
+    struct hc_blearn *learn; /* what this rank learned as its node's root (bcast_learn.c) */
     hc_bsample last_sent;   /* root: the buffer of my last broadcast here */
     unsigned char *cma_idle; /* [n] root side: readers with nothing left for the root to push */
     int tree_kind;
@@ -126,7 +157,7 @@ typedef struct hc_bstate {
 /* Collective over c->local. Creates the segment, places each region on its owner's NUMA
  * node, probes CMA and precomputes the trees. Returns NULL only when out of memory; on a
  * segment failure the state has failed = 1 (agreed by every local rank). */
-hc_bstate *hc_bshm_create(hc_comm *c);
+hc_bstate *hc_bshm_create(hc_comm *c, const hc_bsetup *setup);
 void hc_bshm_destroy(hc_bstate *st);
 
 /* How hc_bshm_bcast moves the bytes. */
@@ -144,6 +175,8 @@ enum {
      * hc_bshm_finish. Only for the caller's own buffer, never a stage the root rewrites.
      * The root's own choice (readers follow the cell). */
     HC_BSHM_DIRECT = 8,
+    /* Time this call: cells carry HC_BCELL_MEASURE (the root's choice). */
+    HC_BSHM_MEASURE = 16,
 };
 
 /* Broadcast m bytes of the contiguous stream `bytes` from local rank `lroot` among the local
@@ -157,8 +190,16 @@ void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot
 int hc_bdirect_unchanged(hc_bstate *st, const char *buf, size_t m, int root);
 
 /* End of a broadcast call on every rank: a root that let readers copy out of its buffer
- * (HC_BSHM_DIRECT) returns only once they have. */
+ * (HC_BSHM_DIRECT) returns only once they have; a reader of a timed call stamps its end. */
 void hc_bshm_finish(hc_bstate *st);
+
+/* Reader: waits for the cell of my next fragment and returns it, without taking it. */
+const hc_bcell *hc_bshm_peek(hc_bstate *st);
+/* The vendor's broadcast chosen by the node-local root: the root announces it (how:
+ * HC_BSHM_MEASURE or 0), a reader whose next cell says so takes it; then both call the
+ * vendor (bcast_hier.c). */
+void hc_bshm_vendor_announce(hc_bstate *st, int how);
+void hc_bshm_vendor_take(hc_bstate *st, int lroot);
 
 /* What every size-mismatch stop says after the two sizes. */
 #define HC_BCAST_ONE_SIGNATURE \
@@ -183,6 +224,11 @@ static inline hc_bhead *head_of(const hc_bstate *st, int r)
 {
     return (hc_bhead *)((char *)st->shm.base + (size_t)r * st->region);
 }
+/* Rank r's stamp slot for fragment g. */
+static inline hc_bstamp *hc_bstamp_of(const hc_bstate *st, int r, uint64_t g)
+{
+    return (hc_bstamp *)((char *)head_of(st, r) + st->stamps_off) + g % HC_BSTAMPS;
+}
 static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
 {
     return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->ncells;
@@ -206,8 +252,8 @@ void hc_bshm_forward(hc_bstate *st, int lroot, uint64_t g, const hc_bcell *x);
 /* The cooperative single copy (bcast_cma.c), a peer of hc_bshm_bcast on the same state: m
  * bytes of `bytes` from local rank lroot, every reader pulling its stream from the front with
  * process_vm_readv while the root pushes it from the back with process_vm_writev. Requires
- * cma_ok and m > HC_BCELL_INLINE_MAX; every local rank must make the same choice, so it is
- * decided from sizes only (bcast_select.c). total: as for hc_bshm_bcast. */
-void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot);
+ * cma_ok and m > HC_BCELL_INLINE_MAX. The root chooses it; readers follow its cell
+ * (bcast_hier.c). total: as for hc_bshm_bcast; how: HC_BSHM_MEASURE or 0. */
+void hc_bcma_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how);
 
 #endif

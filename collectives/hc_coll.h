@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdint.h>
 
 /* Returned by an algorithm that declines a call: the entry point then calls the vendor.
  * Never a valid MPI error code (those are >= 0). */
@@ -25,9 +26,13 @@ struct hc_comm {
     int remote_size;     /* intercommunicators only */
 
     /* Per-communicator algorithm choice from MPI_Comm_set_info (hiercoll_bcast,
-     * hiercoll_allreduce): -1 if unset, else the index in HIERCOLL_BCAST / _ALLREDUCE's
-     * accepted list (HC_BCAST_*, HC_ALLREDUCE_* in hc_config.h). */
+     * hiercoll_allreduce): -1 if unset, else the registry's index (HC_BCAST_*,
+     * HC_ALLREDUCE_* in hc_algos.h). */
     int bcast_choice, allreduce_choice;
+    /* The algorithm the last call ran (the broadcast's: where this rank was its node's root);
+     * -1 before any. Reported by MPI_Comm_get_info as hiercoll_bcast_last and
+     * hiercoll_allreduce_last. */
+    int bcast_last, allreduce_last;
 
     /* Machine view, built collectively on the first accelerated collective
      * (hc_comm_topology in preload/). Valid when topo_state == 1. */
@@ -52,10 +57,11 @@ struct hc_comm {
 };
 
 /* Algorithm entry points. Each returns MPI_SUCCESS, an MPI error code, or HC_FALLBACK.
- * The choice (auto/vendor/...) is made inside, from c->*_choice and hc_cfg. */
-int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c);
+ * The choice is made inside, by each collective's selector. site: the caller's call site
+ * (an address inside the call instruction; 0 unknown), which learning keys its choices by. */
+int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, uintptr_t site);
 int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
-                 MPI_Op op, hc_comm *c);
+                 MPI_Op op, hc_comm *c, uintptr_t site);
 
 /* Builds c's machine view if needed (collective over c->comm). Returns 1 when usable. */
 int hc_comm_topology(hc_comm *c);

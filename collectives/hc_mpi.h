@@ -30,6 +30,11 @@
 #define HC_VENDOR_AR_DOUBLING_BELOW (2 * 1024 + 1)
 #endif
 
+/* Whether the vendor's MPI_Allreduce gets (named type dt, op) right. MPICH 4.0.2 computes
+ * MIN/MAX of the 8- and 16-bit unsigned types as signed (MIN(100, 200) = 200;
+ * docs/algorithms-allreduce.md): the learner never hands such calls to it. */
+int hc_vendor_reduces_right(MPI_Datatype dt, MPI_Op op);
+
 /* The largest packed size of one element that hc_pack and hc_unpack can handle: MPI 3.1's
  * MPI_Pack takes an int buffer size. Collectives that might pack a bigger element decline
  * beforehand, on every rank alike. */

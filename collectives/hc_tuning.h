@@ -1,15 +1,16 @@
-/* How `auto` chooses an algorithm: each collective's built-in rule, overridden by the rules of
- * a measured tuning file (HIERCOLL_TUNING, format in docs/tuning.md). */
+/* The tuning file of this run (HIERCOLL_TUNING, format in docs/tuning.md): read once at
+ * MPI_Init, asked by the selectors. */
 #ifndef HC_TUNING_H
 #define HC_TUNING_H
 
 #include "hc_coll.h"
+#include "hc_tuning_file.h"
 
-/* collective: "bcast" or "allreduce". Returns the index, in that collective's HIERCOLL_BCAST /
- * HIERCOLL_ALLREDUCE accepted list, of the algorithm the tuning file gives for a call of
- * `bytes` on communicator c, or builtin_choice when no rule of the file matches (or there is
- * no file). */
-int hc_tuning_choose(const char *collective, long long bytes, const hc_comm *c, int builtin_choice);
+/* The first rule that matches a call of `bytes` on c (hc_tuning_match: site NULL and root
+ * -1 ask for rules every rank reads alike), or NULL: no file, or no rule. The rule stays
+ * valid for the run. */
+const hc_tuning_rule *hc_tuning_rule_for(int coll, long long bytes, const hc_comm *c,
+                                         const char *site, int root);
 
 /* Reads the file HIERCOLL_TUNING names, if any (MPI_Init does, before the vendor's init).
  * 0, or -1 with "FILE:LINE: reason" in err. */

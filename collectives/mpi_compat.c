@@ -239,3 +239,15 @@ int hc_pmpi_allgather(const void *sendbuf, MPI_Count count, MPI_Datatype dt, voi
 }
 
 #endif
+
+int hc_vendor_reduces_right(MPI_Datatype dt, MPI_Op op)
+{
+#ifdef OPEN_MPI
+    (void)dt, (void)op;
+    return 1;
+#else
+    return !((op == MPI_MIN || op == MPI_MAX) &&
+             (dt == MPI_UNSIGNED_CHAR || dt == MPI_UNSIGNED_SHORT || dt == MPI_UINT8_T ||
+              dt == MPI_UINT16_T));
+#endif
+}

@@ -1,6 +1,7 @@
-/* Tuning file (docs/tuning.md): rules "collective bytes ranks nodes algorithm", first match
- * wins. MPI_Init reads it and stops the run on a malformed file (FILE:LINE: reason), so a
- * typo never half-applies; the table is kept per path. */
+/* Tuning file (docs/tuning.md): rules "collective bytes ranks nodes algorithm [options]",
+ * first match wins. MPI_Init reads it and stops the run on a malformed file (FILE:LINE:
+ * reason), so a typo never half-applies; the table is kept per path, and a rule handed out
+ * stays valid while the path does not change. */
 #include "hc_tuning.h"
 
 #include <pthread.h>
@@ -40,28 +41,19 @@ int hc_tuning_load(char *err, size_t errlen)
     return rc;
 }
 
-int hc_tuning_choose(const char *collective, long long bytes, const hc_comm *c, int builtin_choice)
+const hc_tuning_rule *hc_tuning_rule_for(int coll, long long bytes, const hc_comm *c,
+                                         const char *site, int root)
 {
     const char *path = hc_cfg.tuning.s;
     if (!path || !*path)
-        return builtin_choice;
+        return NULL;
     pthread_mutex_lock(&lock);
     char err[600];
     /* Only when the path changed after MPI_Init (the unit tests do): warn, use no rule. */
     if (load_locked(path, err, sizeof err) != 0)
         hc_warn("tuning file ignored: %s", err);
-    int choice = builtin_choice;
-    for (int i = 0; i < nrules; i++) {
-        const hc_tuning_rule *r = &rules[i];
-        if (strcmp(r->coll, collective) == 0 && bytes >= r->lo && (r->hi < 0 || bytes < r->hi) &&
-            c->size >= r->rlo && c->size <= r->rhi && c->num_nodes >= r->nlo &&
-            c->num_nodes <= r->nhi) {
-            /* A rule may say `auto`: the built-in rule decides that range. */
-            if (r->algo != HC_ALGO_AUTO)
-                choice = r->algo;
-            break;
-        }
-    }
+    const hc_tuning_rule *r =
+        hc_tuning_match(rules, nrules, coll, bytes, c->size, c->num_nodes, site, root);
     pthread_mutex_unlock(&lock);
-    return choice;
+    return r;
 }

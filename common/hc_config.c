@@ -71,6 +71,18 @@ int hc_parse_size(const char *text, long long *out)
     return 0;
 }
 
+void hc_format_size(long long v, char *out, size_t len)
+{
+    static const char unit[] = "KMGT";
+    int u = -1;
+    while (u < 3 && v >= 1024 && v % 1024 == 0)
+        v /= 1024, u++;
+    if (u < 0)
+        snprintf(out, len, "%lld", v);
+    else
+        snprintf(out, len, "%lld%c", v, unit[u]);
+}
+
 static int parse_int(const char *text, long long *out)
 {
     if (!text || !starts_number(text))
@@ -143,6 +155,17 @@ int hc_config_enum_index(const hc_var_desc *v, const char *value)
         a = bar + 1;
     }
     return -1;
+}
+
+void hc_config_enum_name(const hc_var_desc *v, int i, char *out, size_t len)
+{
+    const char *a = v && i >= 0 ? v->accepted : "";
+    for (int k = 0; k < i && *a; k++) {
+        const char *bar = strchr(a, '|');
+        a = bar ? bar + 1 : "";
+    }
+    size_t n = strcspn(a, "|");
+    snprintf(out, len, "%.*s", (int)(n ? n : 1), n ? a : "?");
 }
 
 static int parse_range(const char *accepted, long long *lo, long long *hi, int sizes)

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "hc_algos.h"
+
 enum hc_var_type { HC_ENUM, HC_SIZE, HC_INT, HC_BOOL, HC_STRING, HC_DIMS, HC_FLOATS };
 
 typedef struct hc_value {
@@ -27,14 +29,10 @@ typedef struct hc_config {
 #undef HC_VAR
 } hc_config;
 
-/* Enum indices, in the order the table lists the accepted values. */
-enum { HC_ALGO_AUTO = 0, HC_ALGO_VENDOR = 1 };
-enum { HC_BCAST_AUTO, HC_BCAST_VENDOR, HC_BCAST_SHM, HC_BCAST_SHM_CMA, HC_BCAST_HIER };
+/* Enum indices, in the order the table lists the accepted values. The algorithms' indices
+ * (HC_BCAST_*, HC_ALLREDUCE_*) come from the registry, hc_algos.h. */
 enum { HC_TREE_AUTO, HC_TREE_KNOMIAL, HC_TREE_KARY, HC_TREE_CHAIN, HC_TREE_FLAT, HC_TREE_NUMA };
 enum { HC_BDIRECT_AUTO, HC_BDIRECT_ON, HC_BDIRECT_OFF };
-enum { HC_ALLREDUCE_AUTO, HC_ALLREDUCE_VENDOR, HC_ALLREDUCE_RING, HC_ALLREDUCE_RING1D,
-       HC_ALLREDUCE_SHM };
-enum { HC_MAP_AUTO, HC_MAP_TMMGP, HC_MAP_TMGT, HC_MAP_TML, HC_MAP_TMRR };
 
 extern hc_config hc_cfg;
 extern const hc_var_desc hc_var_table[];
@@ -51,8 +49,12 @@ int hc_config_load(hc_config *cfg, char *const *envp, char *err, size_t errlen,
 const hc_var_desc *hc_config_find(const char *name);
 /* Index of value in an enum variable's accepted list, or -1 (used for MPI info keys). */
 int hc_config_enum_index(const hc_var_desc *v, const char *value);
+/* The name of index i of an enum variable's accepted list into out ("?" if none). */
+void hc_config_enum_name(const hc_var_desc *v, int i, char *out, size_t len);
 /* Bytes with optional K/M/G/T suffix (binary); -1 on malformed input. */
 int hc_parse_size(const char *text, long long *out);
+/* The inverse: bytes with the largest binary suffix that divides it ("64K", "3M", "100"). */
+void hc_format_size(long long v, char *out, size_t len);
 /* "on", "1", "yes", "true" -> 1; "off", "0", "no", "false" -> 0 (any case); else -1. */
 int hc_parse_bool(const char *text);
 /* "AxBxC" into dims[], returns the count (0 for "auto"), -1 if malformed. */

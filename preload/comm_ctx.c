@@ -55,6 +55,7 @@ static hc_comm *context_alloc(void)
         return NULL;
     c->comm = c->local = c->leaders = MPI_COMM_NULL;
     c->bcast_choice = c->allreduce_choice = -1;
+    c->bcast_last = c->allreduce_last = -1;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_lock(&registry_lock);
     c->next = live_contexts;
@@ -295,5 +296,20 @@ HC_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *new
             apply_info(c, info);
         }
     }
+    return rc;
+}
+
+/* The info a communicator uses, with what hiercoll ran last on it: hiercoll_bcast_last and
+ * hiercoll_allreduce_last name the algorithm (for a broadcast, the one this rank chose the
+ * last time it was its node's root), so a program or the bench can see what `auto` chose. */
+HC_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    int rc = PMPI_Comm_get_info(comm, info_used);
+    hc_comm *c = rc == MPI_SUCCESS ? hc_comm_get(comm) : NULL;
+    if (c && c->bcast_last >= 0)
+        PMPI_Info_set(*info_used, "hiercoll_bcast_last", hc_algo(HC_COLL_BCAST, c->bcast_last)->name);
+    if (c && c->allreduce_last >= 0)
+        PMPI_Info_set(*info_used, "hiercoll_allreduce_last",
+                      hc_algo(HC_COLL_ALLREDUCE, c->allreduce_last)->name);
     return rc;
 }

@@ -62,7 +62,9 @@ int hc_virtual_node(void);
 
 /* Profiler (preload/prof*.c) and mapping check hooks called by MPI_Init/MPI_Finalize. */
 void hc_prof_init(void);
-void hc_prof_finalize(void);
+/* Collective over MPI_COMM_WORLD; learned: the tuning file of what the run learned (rank 0;
+ * may be NULL), written into the profile directory as tuning.txt. */
+void hc_prof_finalize(const char *learned);
 void hc_bind_check(void);
 
 /* Where every MPI_COMM_WORLD rank ran, gathered by the profiler at finalize (rank 0). */

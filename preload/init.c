@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hc_config.h"
@@ -10,6 +11,7 @@
 #include "hc_shm.h"
 #include "hc_tuning.h"
 #include "hc_wait.h"
+#include "learn_save.h"
 
 extern char **environ;
 
@@ -76,11 +78,31 @@ void hc_init_after_vendor(int provided)
                 hc_cfg.allreduce.s, hc_world_size);
 }
 
+/* The tuning file of what every rank learned, on rank 0 (collective over MPI_COMM_WORLD;
+ * NULL when nothing is to be written: no profile directory to keep it in). */
+static char *learned_file(void)
+{
+    if (!hc_cfg.profile.s[0])
+        return NULL;
+    char *lines = hc_learn_gather(MPI_COMM_WORLD), *text = NULL;
+    if (lines) {
+        char date[32];
+        time_t now = time(NULL);
+        strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+        text = hc_learn_file_text(lines, date);
+        free(lines);
+    }
+    return text;
+}
+
 void hc_finalize_before_vendor(void)
 {
     if (hc_active) {
-        hc_prof_finalize();
+        /* Contexts first: freeing their states keeps what was learned on them. */
         hc_comm_module_finalize();
+        char *learned = learned_file();
+        hc_prof_finalize(learned);
+        free(learned);
         hc_wait_progress = NULL;
         hc_active = 0;
     }

@@ -178,6 +178,7 @@ typedef struct hc_prof_data {
     hc_prof_rank *ranks;
     char *text;        /* every rank's text lines (call sites, functions, topologies) */
     size_t text_len;
+    const char *learned; /* the tuning file of what the run learned (tuning.txt), or NULL */
 } hc_prof_data;
 /* Writes the profile directory; 0, or -1 after one warning. */
 int hc_prof_write(const char *dir, const hc_prof_data *d);

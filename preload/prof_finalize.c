@@ -140,7 +140,7 @@ static void free_threads(void)
     hc_prof_self = NULL;
 }
 
-void hc_prof_finalize(void)
+void hc_prof_finalize(const char *learned)
 {
     if (!hc_prof_on)
         return;
@@ -229,7 +229,8 @@ void hc_prof_finalize(void)
                           .nrows = merge_rows(all_rows, total_rows),
                           .ranks = ranks,
                           .text = all_text,
-                          .text_len = (size_t)total_text};
+                          .text_len = (size_t)total_text,
+                          .learned = learned};
         hc_prof_write(hc_cfg.profile.s, &d);
     }
     free(all_counts);

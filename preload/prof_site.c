@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hc_site.h"
 #include "prof.h"
 
 /* Frames inside these objects are not the user's: this library, and MPICH's Fortran
@@ -121,39 +122,12 @@ void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t tic
     t->sites[k].ticks += ticks;
 }
 
-/* Characters that separate fields in the text lines and the CSV become '_'. */
-static void clean(char *out, size_t outlen, const char *in)
-{
-    size_t i = 0;
-    for (; in && in[i] && i + 1 < outlen; i++)
-        out[i] = strchr("\t\n;|,\"", in[i]) ? '_' : in[i];
-    out[i] = 0;
-}
-
-/* module|0xoffset|symbol; offset is what `addr2line -e module` expects: relative to the load
- * base for shared objects and PIE executables, absolute for fixed-address executables. */
+/* module|0xoffset|symbol (common/hc_site.h). */
 static void frame_text(hc_prof_buf *b, uintptr_t pc)
 {
-    Dl_info info;
-    char module[512] = "?", symbol[256] = "?";
-    uintptr_t off = pc;
-    if (dladdr((void *)pc, &info) && info.dli_fbase) {
-        clean(module, sizeof module, info.dli_fname && info.dli_fname[0] ? info.dli_fname : "?");
-        const ElfW(Ehdr) *eh = info.dli_fbase;
-        if (eh->e_type != ET_EXEC)
-            off = pc - (uintptr_t)info.dli_fbase;
-        if (info.dli_sname)
-            clean(symbol, sizeof symbol, info.dli_sname);
-    }
-    if (strcmp(module, "?") != 0 && module[0] != '/') {
-        /* The main program reports an empty or relative name: use /proc/self/exe. */
-        char exe[512];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (len > 0) {
-            exe[len] = 0;
-            clean(module, sizeof module, exe);
-        }
-    }
+    char module[512], symbol[256];
+    uintptr_t off;
+    hc_site_locate(pc, module, sizeof module, &off, symbol, sizeof symbol);
     hc_prof_buf_printf(b, "%s|0x%lx|%s", module, (unsigned long)off, symbol);
 }
 

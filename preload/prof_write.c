@@ -201,6 +201,17 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* What the run learned, for the next run's HIERCOLL_TUNING (collectives/learn_save.c). */
+static int write_learned(const char *dir, const hc_prof_data *d)
+{
+    if (!d->learned)
+        return 0;
+    FILE *f = hc_prof_open(dir, "tuning.txt");
+    if (f)
+        fputs(d->learned, f);
+    return hc_prof_close(f);
+}
+
 /* Renames tmp to dir (absent or an empty directory), or else to the first free dir.N; the
  * name used goes to final. */
 static int publish(const char *tmp, const char *dir, char *final, size_t len)
@@ -244,7 +255,8 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
     if (build_graph(&g, d) != 0)
         failed = "out of memory building the task graph";
     else if (write_matrix(tmp, d, 0) || write_matrix(tmp, d, 1) || write_graph(tmp, &g, d) ||
-             write_ranks(tmp, d) || write_machine(tmp, d) || hc_prof_write_report(tmp, d))
+             write_ranks(tmp, d) || write_machine(tmp, d) || hc_prof_write_report(tmp, d) ||
+             write_learned(tmp, d))
         failed = strerror(errno ? errno : EIO);
     if (!failed && publish(tmp, target, final, sizeof final) != 0)
         failed = strerror(errno);

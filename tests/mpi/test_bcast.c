@@ -5,7 +5,7 @@
  * single rank; k-ary and k-nomial trees (readers that forward to several children) with
  * queues small enough to wrap, one with single copy from 64K by the threshold, so queue and
  * CMA calls mix on one communicator; single copy across virtual nodes, segment by segment
- * (the 4-rank run: its "shm" and "hier" communicators still take the queue there).
+ * (the 4-rank run: its "shm" and "shm-direct" communicators still take the queue there).
  * hc-test: np=1,2 preload=both timeout=120
  * hc-test: np=3,4 preload=yes timeout=120
  * hc-test: np=2 preload=yes timeout=120 env=HIERCOLL_SHM_LIMIT=256K
@@ -25,7 +25,7 @@
  */
 #include "hc_mpitest.h"
 
-static const char *algos[] = {"", "shm", "shm-cma", "hier"};
+static const char *algos[] = {"", "shm", "shm-cma", "shm-direct"};
 #define NALGOS 4
 
 /* Queue geometry in force (the defaults of collectives/bcast_shm.c unless set). */

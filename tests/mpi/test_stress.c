@@ -67,7 +67,7 @@ typedef struct pool_comm {
 } pool_comm;
 static pool_comm pool[MAXCOMMS];
 
-static const char *bcast_algos[] = {"auto", "vendor", "shm", "shm-cma", "hier"};
+static const char *bcast_algos[] = {"auto", "vendor", "shm", "shm-cma", "shm-direct"};
 static const char *allreduce_algos[] = {"auto", "vendor", "ring", "ring1d", "shm"};
 
 static void create_comm(int world_rank, int world_size)

@@ -1,5 +1,5 @@
-/* The tuning file: rules parsed back and matched by size, ranks and nodes; malformed files
- * are ignored whole. */
+/* The tuning file: rules parsed back and matched by size, ranks, nodes, site and root;
+ * malformed files are ignored whole. */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -29,11 +29,18 @@ static hc_comm comm_of(int size, int nodes)
     return c;
 }
 
-HC_TEST(no_file_keeps_builtin)
+/* The algorithm of the first rule that matches, or -7 when none does. */
+static int algo_for(int coll, long long bytes, const hc_comm *c)
+{
+    const hc_tuning_rule *r = hc_tuning_rule_for(coll, bytes, c, NULL, -1);
+    return r ? r->algo : -7;
+}
+
+HC_TEST(no_file_no_rule)
 {
     hc_cfg.tuning.s = "";
     hc_comm c = comm_of(4, 1);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 100, &c, HC_BCAST_SHM), HC_BCAST_SHM);
+    HC_CHECK(hc_tuning_rule_for(HC_COLL_BCAST, 100, &c, NULL, -1) == NULL);
 }
 
 HC_TEST(rules_match_in_order)
@@ -45,41 +52,68 @@ HC_TEST(rules_match_in_order)
              "bcast * * * vendor\n"
              "allreduce 1M- 4 2 ring1d\n");
     hc_comm one = comm_of(4, 1), two = comm_of(4, 2), big = comm_of(16, 2);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 0, &one, -7), HC_BCAST_SHM);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 65535, &one, -7), HC_BCAST_SHM);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 65536, &one, -7), HC_BCAST_SHM_CMA);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 100, &two, -7), HC_BCAST_VENDOR);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 1 << 20, &big, -7), HC_BCAST_VENDOR);
-    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1 << 20, &two, -7), HC_ALLREDUCE_RING1D);
-    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", (1 << 20) - 1, &two, -7), -7);
-    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1 << 20, &one, -7), -7);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 0, &one), HC_BCAST_SHM);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 65535, &one), HC_BCAST_SHM);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 65536, &one), HC_BCAST_SHM_CMA);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 100, &two), HC_BCAST_VENDOR);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 1 << 20, &big), HC_BCAST_VENDOR);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1 << 20, &two), HC_ALLREDUCE_RING1D);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, (1 << 20) - 1, &two), -7);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1 << 20, &one), -7);
 }
 
-/* `auto` in a rule hands its range back to the built-in rule, and still stops the search:
- * a later catch-all must not take that range. */
-HC_TEST(auto_rule_means_builtin)
+/* `auto` in a rule hands its range back to the selector, and still stops the search: a
+ * later catch-all must not take that range. */
+HC_TEST(auto_rule_stops_the_search)
 {
     use_file("hiercoll-tuning 1\n"
              "allreduce -1M * * auto\n"
              "allreduce * * * vendor\n"
              "bcast 0-4K * * auto\n"
-             "bcast * * * hier\n");
+             "bcast * * * shm-direct\n");
     hc_comm c = comm_of(4, 2);
-    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1000, &c, HC_ALLREDUCE_RING),
-                    HC_ALLREDUCE_RING);
-    HC_CHECK_EQ_INT(hc_tuning_choose("allreduce", 1 << 20, &c, HC_ALLREDUCE_RING),
-                    HC_ALLREDUCE_VENDOR);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 100, &c, HC_BCAST_SHM), HC_BCAST_SHM);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 4096, &c, HC_BCAST_SHM), HC_BCAST_HIER);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1000, &c), HC_ALLREDUCE_AUTO);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1 << 20, &c), HC_ALLREDUCE_VENDOR);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 100, &c), HC_BCAST_AUTO);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 4096, &c), HC_BCAST_SHM_DIRECT);
 }
 
 HC_TEST(exact_size_rule)
 {
-    use_file("hiercoll-tuning 1\nbcast 8 2 * hier\n");
+    use_file("hiercoll-tuning 1\nbcast 8 2 * shm-cma\n");
     hc_comm c = comm_of(2, 1);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 8, &c, -1), HC_BCAST_HIER);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 9, &c, -1), -1);
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 7, &c, -1), -1);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 8, &c), HC_BCAST_SHM_CMA);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 9, &c), -7);
+    HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 7, &c), -7);
+}
+
+/* Version 2: parameters after the name, and a learned run's site rules, which only a call
+ * from that site (module basename and offset) and root matches. */
+HC_TEST(version_2_parameters_sites_and_times)
+{
+    use_file("hiercoll-tuning 2\n"
+             "bcast 64K-128K 2 1 shm-cma site=/opt/app/bin/solver+0x1a2b root=0 from=learned "
+             "calls=1200 times=shm:30.5,shm-cma:21,vendor:34.25\n"
+             "bcast * * * shm:seg=256K,nt_min=8K,direct=always\n"
+             "allreduce * * * ring:dims=2x2,packet=64K from=learned\n");
+    hc_comm c = comm_of(2, 1), four = comm_of(4, 2);
+    const hc_tuning_rule *r =
+        hc_tuning_rule_for(HC_COLL_BCAST, 70000, &c, "solver+0x1a2b", 0);
+    HC_CHECK(r != NULL && r->algo == HC_BCAST_SHM_CMA && r->learned && r->calls == 1200);
+    HC_CHECK(r && r->ntimes == 3 && r->time_algo[2] == HC_BCAST_VENDOR && r->time_us[2] == 34.25);
+    /* another site, another root, or no site: the next rule */
+    HC_CHECK_EQ_INT(hc_tuning_rule_for(HC_COLL_BCAST, 70000, &c, "solver+0x1a2c", 0)->algo,
+                    HC_BCAST_SHM);
+    HC_CHECK_EQ_INT(hc_tuning_rule_for(HC_COLL_BCAST, 70000, &c, "solver+0x1a2b", 1)->algo,
+                    HC_BCAST_SHM);
+    r = hc_tuning_rule_for(HC_COLL_BCAST, 70000, &c, NULL, -1);
+    HC_CHECK(r && r->algo == HC_BCAST_SHM && r->params.v[HC_BCAST_P_SEG] == 256 << 10 &&
+             r->params.v[HC_BCAST_P_NT_MIN] == 8 << 10 &&
+             r->params.v[HC_BCAST_P_DIRECT] == 2 && !(r->params.set >> HC_BCAST_P_DIRECT_MIN & 1));
+    r = hc_tuning_rule_for(HC_COLL_ALLREDUCE, 1 << 20, &four, NULL, -1);
+    HC_CHECK(r && r->algo == HC_ALLREDUCE_RING && r->learned &&
+             r->params.v[HC_ALLREDUCE_P_DIMS] == 2 && r->params.dims[0] == 2 &&
+             r->params.dims[1] == 2 && r->params.v[HC_ALLREDUCE_P_PACKET] == 64 << 10);
 }
 
 HC_TEST(malformed_files_are_ignored_whole)
@@ -90,16 +124,23 @@ HC_TEST(malformed_files_are_ignored_whole)
         "hiercoll-tuning 1\nbcast 64K-8K * * shm\n",        /* empty range */
         "hiercoll-tuning 1\nreduce * * * shm\n",
         "hiercoll-tuning 1\nbcast * 0 * shm\n",
-        "hiercoll-tuning 1\nbcast * * * shm extra\n",
+        "hiercoll-tuning 1\nbcast * * * shm extra\n",       /* options are version 2's */
+        "hiercoll-tuning 2\nallreduce * * * shm site=a.out+0x10\n",
+        "hiercoll-tuning 2\nbcast * * * shm:seg=1\n",       /* below the parameter's range */
+        "hiercoll-tuning 2\nbcast * * * shm:speed=9\n",
+        "hiercoll-tuning 2\nbcast * * * shm times=shm:fast\n",
+        "hiercoll-tuning 2\nbcast * * * shm root=-1\n",
+        "hiercoll-tuning 3\nbcast * * * shm\n",
         "",
     };
     hc_comm c = comm_of(2, 1);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         use_file(bad[i]);
-        HC_CHECK_MSG(hc_tuning_choose("bcast", 100, &c, -3) == -3, "file %zu applied", i);
+        HC_CHECK_MSG(hc_tuning_rule_for(HC_COLL_BCAST, 100, &c, NULL, -1) == NULL,
+                     "file %zu applied", i);
     }
     hc_cfg.tuning.s = "/nonexistent/tuning";
-    HC_CHECK_EQ_INT(hc_tuning_choose("bcast", 100, &c, -3), -3);
+    HC_CHECK(hc_tuning_rule_for(HC_COLL_BCAST, 100, &c, NULL, -1) == NULL);
 }
 
 int main(void)

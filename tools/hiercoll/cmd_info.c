@@ -1,5 +1,6 @@
-/* hiercoll info: every HIERCOLL_* variable (default, current value, meaning) and the topology
- * of this machine. --markdown prints the variable table README.md embeds; --json both. */
+/* hiercoll info: every HIERCOLL_* variable (default, current value, meaning), the algorithms
+ * of the registry and the topology of this machine. --markdown prints the variable table
+ * README.md embeds; --json everything. */
 #include <getopt.h>
 #include <hwloc.h>
 #include <stdio.h>
@@ -85,6 +86,30 @@ static void print_markdown(void)
     }
 }
 
+/* The registry (common/hc_algos.def): what HIERCOLL_BCAST / HIERCOLL_ALLREDUCE, the info keys
+ * and tuning files accept, the engine behind each, and the parameters rules may set. */
+static void print_algorithms(void)
+{
+    for (int coll = 0; coll < HC_COLL_COUNT; coll++) {
+        printf("\n%s algorithms (HIERCOLL_%s, info key hiercoll_%s, tuning files):\n",
+               hc_coll_name(coll), coll == HC_COLL_BCAST ? "BCAST" : "ALLREDUCE",
+               hc_coll_name(coll));
+        for (int a = 0; a < hc_algo_count(coll); a++) {
+            const hc_algo_desc *d = hc_algo(coll, a);
+            char engine[32];
+            snprintf(engine, sizeof engine, "%s", d->engine);
+            for (char *p = engine; *p; p++)
+                *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+            printf("  %-11s %-8s %s%s%s%s\n", d->name, strcmp(engine, "none") ? engine : "-",
+                   d->help, d->params[0] ? " [" : "", d->params, d->params[0] ? "]" : "");
+        }
+        printf("  parameters (a tuning rule's \"name:key=value,...\"):\n");
+        for (int i = 0; i < hc_param_count(coll); i++)
+            printf("    %-11s %-22s %s\n", hc_param(coll, i)->key, hc_param(coll, i)->accepted,
+                   hc_param(coll, i)->help);
+    }
+}
+
 static void print_text(const topo_summary *t, int vnode)
 {
     printf("Configuration (HIERCOLL_* environment variables, read at MPI_Init):\n");
@@ -104,6 +129,7 @@ static void print_text(const topo_summary *t, int vnode)
         if (err[0])
             printf("  %-*s  INVALID: %s\n", width, "", err);
     }
+    print_algorithms();
     printf("\nThis machine (hwloc):\n");
     printf("  host          %s\n", t->host);
     printf("  packages      %d\n", t->packages);
@@ -135,7 +161,24 @@ static void print_json(const topo_summary *t, int vnode)
         hc_json_str(stdout, v->help);
         printf("}%s\n", i + 1 < hc_var_count ? "," : "");
     }
-    printf("  ],\n  \"topology\": {\"host\": ");
+    printf("  ],\n  \"algorithms\": {");
+    for (int coll = 0; coll < HC_COLL_COUNT; coll++) {
+        printf("%s\n    \"%s\": [", coll ? "," : "", hc_coll_name(coll));
+        for (int a = 0; a < hc_algo_count(coll); a++) {
+            const hc_algo_desc *d = hc_algo(coll, a);
+            printf("%s\n      {\"name\": ", a ? "," : "");
+            hc_json_str(stdout, d->name);
+            printf(", \"engine\": ");
+            hc_json_str(stdout, d->engine);
+            printf(", \"params\": ");
+            hc_json_str(stdout, d->params);
+            printf(", \"meaning\": ");
+            hc_json_str(stdout, d->help);
+            printf("}");
+        }
+        printf("]");
+    }
+    printf("\n  },\n  \"topology\": {\"host\": ");
     hc_json_str(stdout, t->host);
     printf(", \"packages\": %d, \"numa_domains\": %d, \"cores\": %d, \"pus\": %d, "
            "\"virtual_node_size\": %d, \"synthetic\": ",
@@ -148,7 +191,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: hiercoll info [--markdown | --json]\n"
                  "  Lists every HIERCOLL_* variable (current value, default, accepted values,\n"
-                 "  meaning) and this machine's topology.\n"
+                 "  meaning), every algorithm of MPI_Bcast and MPI_Allreduce with its engine and\n"
+                 "  parameters, and this machine's topology.\n"
                  "  --markdown  only the variable table, as GitHub markdown (README.md embeds it)\n"
                  "  --json      everything as one JSON object\n");
 }

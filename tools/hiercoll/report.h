@@ -30,6 +30,16 @@ typedef struct rep_site {
     char where[512]; /* file:line, else module+offset */
 } rep_site;
 
+/* A choice the run learned (tuning.txt): the rule, and its site resolved like a call site's. */
+typedef struct rep_learned {
+    char coll[16], bytes[32], algo[32];
+    int ranks, nodes, root;  /* root -1: none (allreduce) */
+    long long calls;
+    double time_us, vendor_us; /* the chosen algorithm's median, the vendor's (0: not tried) */
+    char others[256];          /* every algorithm tried, "name time" */
+    rep_site site;             /* the broadcast's deciding site, the allreduce's as seen */
+} rep_learned;
+
 enum { REP_LVL_NUMA, REP_LVL_NODE, REP_LVL_NETWORK, REP_NLEVELS };
 extern const char *const rep_level_names[REP_NLEVELS];
 
@@ -44,13 +54,16 @@ typedef struct rep_profile {
     int nsites;
     int has_mapping;
     hc_mapfile map;
+    rep_learned *learned; /* tuning.txt's learned rules, in file order */
+    int nlearned;
 } rep_profile;
 
-/* Reads DIR (ranks.csv and comm_bytes.csv required; comm_msgs.csv, callsites.csv, mapping.txt
- * when present). 0, or -1 after "FILE:LINE: reason" on stderr. */
+/* Reads DIR (ranks.csv and comm_bytes.csv required; comm_msgs.csv, callsites.csv, mapping.txt,
+ * tuning.txt when present). 0, or -1 after "FILE:LINE: reason" on stderr. */
 int rep_load(rep_profile *p, const char *dir);
 void rep_free(rep_profile *p);
-/* Call sites' function and file:line through addr2line (once per module). */
+/* Call sites' (and the learned choices' sites') function and file:line through addr2line
+ * (once per module). */
 void rep_resolve_sites(rep_profile *p);
 
 /* Level at which ranks a and b meet, as placed in the profiled run. */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hc_config.h"
+#include "hc_tuning_file.h"
 #include "report.h"
 
 #define MAXCOLS 32
@@ -344,12 +346,69 @@ static int load_mapping(rep_profile *p, const char *dir)
     return 0;
 }
 
+/* "MODULE+0xOFF" into a site to resolve. */
+static void site_of(rep_site *s, const char *key)
+{
+    const char *plus = strrchr(key, '+');
+    memset(s, 0, sizeof *s);
+    snprintf(s->module, sizeof s->module, "%.*s", plus ? (int)(plus - key) : 0, key);
+    s->offset = plus ? strtoull(plus + 1, NULL, 16) : 0;
+    /* the site is inside the call instruction; resolving takes a return address */
+    s->offset += s->offset ? 1 : 0;
+}
+
+/* tuning.txt, when the run learned something: its learned rules (collectives/learn_save.c). */
+static int load_learned(rep_profile *p, const char *dir)
+{
+    char path[4200], err[4400];
+    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    hc_tuning_rule *rules = NULL;
+    int n = 0;
+    if (hc_tuning_read(path, &rules, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "hiercoll report: %s\n", err);
+        return -1;
+    }
+    p->learned = calloc((size_t)n + 1, sizeof *p->learned);
+    for (int i = 0; p->learned && i < n; i++) {
+        const hc_tuning_rule *r = &rules[i];
+        if (!r->learned)
+            continue;
+        rep_learned *l = &p->learned[p->nlearned++];
+        snprintf(l->coll, sizeof l->coll, "%s", hc_coll_name(r->coll));
+        char lo[16], hi[16] = "";
+        hc_format_size(r->lo, lo, sizeof lo);
+        if (r->hi >= 0)
+            hc_format_size(r->hi, hi, sizeof hi);
+        snprintf(l->bytes, sizeof l->bytes, "%s-%s", lo, hi);
+        snprintf(l->algo, sizeof l->algo, "%s", hc_algo(r->coll, r->algo)->name);
+        l->ranks = r->rlo;
+        l->nodes = r->nlo;
+        l->root = r->root;
+        l->calls = r->calls;
+        for (int t = 0, at = 0; t < r->ntimes; t++) {
+            if (r->time_algo[t] == r->algo)
+                l->time_us = r->time_us[t];
+            if (r->time_algo[t] == (r->coll == HC_COLL_BCAST ? HC_BCAST_VENDOR : HC_ALLREDUCE_VENDOR))
+                l->vendor_us = r->time_us[t];
+            at += snprintf(l->others + at, sizeof l->others - (size_t)at, "%s%s %.1f",
+                           t ? ", " : "", hc_algo(r->coll, r->time_algo[t])->name, r->time_us[t]);
+            if (at >= (int)sizeof l->others)
+                break;
+        }
+        site_of(&l->site, r->site[0] ? r->site : r->seen);
+    }
+    free(rules);
+    return p->learned ? 0 : -1;
+}
+
 int rep_load(rep_profile *p, const char *dir)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "%s", dir);
     if (load_ranks(p, dir) != 0 || load_matrix(p, dir, 0) != 0 || load_matrix(p, dir, 1) < 0 ||
-        load_sites(p, dir) < 0 || load_mapping(p, dir) != 0) {
+        load_sites(p, dir) < 0 || load_mapping(p, dir) != 0 || load_learned(p, dir) != 0) {
         rep_free(p);
         return -1;
     }
@@ -370,6 +429,7 @@ void rep_free(rep_profile *p)
     free(p->ranks);
     free(p->pairs);
     free(p->sites);
+    free(p->learned);
     if (p->has_mapping)
         hc_mapfile_free(&p->map);
     memset(p, 0, sizeof *p);

@@ -136,6 +136,30 @@ void rep_text(const rep_profile *p, FILE *out)
             fprintf(out, "  (%d more in callsites.csv)\n", p->nsites - TOP_SITES);
     }
 
+    if (p->nlearned) {
+        /* What the run learned (tuning.txt): the choice per site, against the vendor's time
+         * where the vendor was one of those tried. */
+        fprintf(out, "\nLearned choices (tuning.txt; the next run starts from them)\n"
+                     "  %-9s %-11s %5s %4s %8s  %-10s %9s %9s %6s  %s\n",
+                "coll", "bytes", "ranks", "root", "calls", "algorithm", "time_us", "vendor_us",
+                "ratio", "site");
+        for (int i = 0; i < p->nlearned; i++) {
+            const rep_learned *l = &p->learned[i];
+            char root[16] = "-", ratio[16] = "-", vendor[16] = "-";
+            if (l->root >= 0)
+                snprintf(root, sizeof root, "%d", l->root);
+            if (l->vendor_us > 0) {
+                snprintf(vendor, sizeof vendor, "%.1f", l->vendor_us);
+                snprintf(ratio, sizeof ratio, "%.2f", l->time_us / l->vendor_us);
+            }
+            fprintf(out, "  %-9s %-11s %5d %4s %8lld  %-10s %9.1f %9s %6s  %s at %s\n", l->coll,
+                    l->bytes, l->ranks, root, l->calls, l->algo, l->time_us, vendor, ratio,
+                    l->site.module[0] ? l->site.func : "-",
+                    l->site.module[0] ? base(l->site.where) : "-");
+            fprintf(out, "  %-9s tried: %s\n", "", l->others[0] ? l->others : "-");
+        }
+    }
+
     if (p->has_mapping) {
         fprintf(out, "\nRecommended mapping (mapping.txt): algorithm %s\n", p->map.algorithm);
         fprintf(out, "  bytes between nodes: %s as run (%.1f%%), %s with the mapping (%.1f%%)\n",

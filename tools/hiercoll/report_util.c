@@ -119,7 +119,7 @@ const char *rep_bytes(double b, char *buf, size_t len)
 }
 
 /* Runs addr2line -f -C -e MODULE for the sites of one module; fills func and where. */
-static void resolve_module(rep_profile *p, const char *module, int *idx, int n)
+static void resolve_module(rep_site *sites, const char *module, int *idx, int n)
 {
     char **argv = calloc((size_t)n + 6, sizeof *argv);
     char (*addr)[24] = calloc((size_t)n, sizeof *addr);
@@ -137,7 +137,7 @@ static void resolve_module(rep_profile *p, const char *module, int *idx, int n)
     argv[a++] = (char *)module;
     for (int i = 0; i < n; i++) {
         /* a return address: the call is the byte before it */
-        unsigned long long off = p->sites[idx[i]].offset;
+        unsigned long long off = sites[idx[i]].offset;
         snprintf(addr[i], sizeof addr[i], "0x%llx", off ? off - 1 : 0);
         argv[a++] = addr[i];
     }
@@ -162,7 +162,7 @@ static void resolve_module(rep_profile *p, const char *module, int *idx, int n)
         char *disc = strstr(wline, " (discriminator");
         if (disc)
             *disc = 0;
-        rep_site *s = &p->sites[idx[i]];
+        rep_site *s = &sites[idx[i]];
         if (strcmp(fline, "??") != 0)
             snprintf(s->func, sizeof s->func, "%.255s", fline);
         if (strncmp(wline, "??", 2) != 0)
@@ -178,23 +178,23 @@ static void resolve_module(rep_profile *p, const char *module, int *idx, int n)
     free(addr);
 }
 
-void rep_resolve_sites(rep_profile *p)
+static void resolve_list(rep_site *sites, int nsites)
 {
-    int *idx = malloc(sizeof(int) * (size_t)(p->nsites + 1));
-    char *done = calloc((size_t)p->nsites + 1, 1);
-    for (int i = 0; idx && done && i < p->nsites; i++) {
+    int *idx = malloc(sizeof(int) * (size_t)(nsites + 1));
+    char *done = calloc((size_t)nsites + 1, 1);
+    for (int i = 0; idx && done && i < nsites; i++) {
         if (done[i])
             continue;
         int n = 0;
-        for (int j = i; j < p->nsites; j++)
-            if (!done[j] && strcmp(p->sites[j].module, p->sites[i].module) == 0) {
+        for (int j = i; j < nsites; j++)
+            if (!done[j] && strcmp(sites[j].module, sites[i].module) == 0) {
                 idx[n++] = j;
                 done[j] = 1;
             }
-        resolve_module(p, p->sites[i].module, idx, n);
+        resolve_module(sites, sites[i].module, idx, n);
     }
-    for (int i = 0; i < p->nsites; i++) {
-        rep_site *s = &p->sites[i];
+    for (int i = 0; i < nsites; i++) {
+        rep_site *s = &sites[i];
         if (!s->func[0])
             snprintf(s->func, sizeof s->func, "%s", strcmp(s->symbol, "") ? s->symbol : "?");
         if (!s->where[0]) {
@@ -205,4 +205,17 @@ void rep_resolve_sites(rep_profile *p)
     }
     free(idx);
     free(done);
+}
+
+void rep_resolve_sites(rep_profile *p)
+{
+    resolve_list(p->sites, p->nsites);
+    rep_site *learned = calloc((size_t)p->nlearned + 1, sizeof *learned);
+    for (int i = 0; learned && i < p->nlearned; i++)
+        learned[i] = p->learned[i].site;
+    if (learned)
+        resolve_list(learned, p->nlearned);
+    for (int i = 0; learned && i < p->nlearned; i++)
+        p->learned[i].site = learned[i];
+    free(learned);
 }

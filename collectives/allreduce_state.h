@@ -1,7 +1,8 @@
-/* Internals shared by the allreduce files: the reduction of one call, the per-communicator
- * state, and the two engines (shared memory within a node, point to point on a lattice). */
-#ifndef HC_ALLREDUCE_IMPL_H
-#define HC_ALLREDUCE_IMPL_H
+/* What the allreduce files share at the bottom: the reduction of one call and the
+ * per-communicator state (allreduce_state.c). The plan and the engines build on it
+ * (allreduce_plan.h). */
+#ifndef HC_ALLREDUCE_STATE_H
+#define HC_ALLREDUCE_STATE_H
 
 #include <stdint.h>
 
@@ -9,6 +10,7 @@
 #include "hc_shm.h"
 #include "hc_slot_write.h"
 #include "hc_util.h"
+#include "learn.h"
 #include "reduce_kernels.h"
 #include "ring_schedule.h"
 
@@ -83,52 +85,22 @@ typedef struct hc_ar_state {
                        * recursive doubling */
     hc_ar_announced announced_lattice[HC_AR_ANNOUNCE_MAX]; /* named so far (verbose) */
     int nannounced;
+    hc_learn_table learn; /* per size class, the same on every rank (allreduce_learn.c) */
 } hc_ar_state;
+
+/* The state of c, created on the first call (collective: every rank arrives alike), or NULL
+ * when memory is short (allreduce_state.c). */
+hc_ar_state *hc_ar_state_get(hc_comm *c);
 
 /* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */
 int hc_ar_tmp_reserve(hc_ar_state *st, size_t need);
-
-/* Packet size of the ring in bytes (HIERCOLL_RING_PACKET or the measured default). */
-size_t hc_ring_packet_bytes(void);
-
-/* Point-to-point ring on lattice lat (normalised) for this rank (coords): reduce-scatter
- * over dimensions k0 .. d-1 starting from the segment [off, off+len), then allgather back.
- * sendbuf may equal recvbuf; with k0 > 0 it must. Returns an MPI error code. */
-int hc_ring_run(hc_ar_state *st, const hc_red *r, const void *sendbuf, void *recvbuf,
-                const hc_lattice *lat, const int *coords, int k0, int64_t off, int64_t len);
-
-/* Shared-memory engine over c->local. hc_ar_shm_setup is collective over c->comm (all ranks
- * agree on the outcome); returns 1 when usable. */
-int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st);
+/* Unmaps the node's segment and drops the single copy's buffer (the staged engine's setup
+ * calls it when a node failed, the state's end always). */
 void hc_ar_shm_free(hc_ar_state *st);
-/* The flag lines of the node's segment, one per local rank. */
-hc_ar_flag *hc_ar_flags(hc_ar_state *st);
-/* Publishes the next phase and waits until every local rank has. */
-void hc_ar_sync(hc_comm *c, hc_ar_state *st);
-/* Every local rank reduces every local vector (small messages). */
-int hc_ar_shm_small(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                    void *recvbuf, int64_t count);
-/* Several nodes: the node's vectors reduced by its leader, recursive doubling among the
- * leaders, the result shared through the segment. Works with one rank per node too. */
-int hc_ar_shm_small_nodes(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                          void *recvbuf, int64_t count);
-/* Largest count hc_ar_shm_small and hc_ar_shm_small_nodes take. */
-int64_t hc_ar_shm_small_max(hc_comm *c, hc_ar_state *st, const hc_red *r);
-/* Reduce-scatter through shared memory chunk by chunk, then (when lat has dimensions beyond
- * the first, which is the node) the point-to-point ring on each rank's slice, then
- * allgather through shared memory. */
-int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords);
 
 /* Bytes the CMA engine pulls per process_vm_readv: in cache for the reduction that follows,
  * large enough that the system call and page pinning stay small against the copy
  * (docs/algorithms-allreduce.md). Elements wider than this take the staged engine. */
 #define HC_AR_CMA_CHUNK (128 * 1024)
-
-/* Same contract as hc_ar_shm_ring, with no staging copies: each rank pulls its slice of the
- * peers' inputs with process_vm_readv, reduces it into its own result and pushes the result
- * into the peers' receive buffers with process_vm_writev. Requires st->cma_ok. */
-int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *sendbuf,
-                   void *recvbuf, int64_t count, const hc_lattice *lat, const int *coords);
 
 #endif

@@ -1,0 +1,76 @@
+/* What the allreduce files share below the selector and the engines: applying the reduction,
+ * the packet buffers, and the per-communicator state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "allreduce_state.h"
+#include "hc_algos.h"
+#include "hc_mpi.h"
+#include "learn_save.h"
+
+void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int64_t n)
+{
+    if (n <= 0)
+        return;
+    if (r->fn) {
+        r->fn(out, a, b, (size_t)n);
+        return;
+    }
+    if (out != b)
+        memcpy(out, b, hc_red_span(r, n));
+    hc_reduce_local(a, out, (MPI_Count)n, r->dt, r->op);
+}
+
+int hc_ar_tmp_reserve(hc_ar_state *st, size_t need)
+{
+    if (st->tmp_bytes >= need)
+        return 0;
+    free(st->tmp);
+    st->tmp = malloc(need);
+    st->tmp_bytes = st->tmp ? need : 0;
+    return st->tmp ? 0 : -1;
+}
+
+void hc_ar_shm_free(hc_ar_state *st)
+{
+    hc_shm_destroy(&st->shm.seg);
+    free(st->cma_buf);
+    st->cma_buf = NULL;
+}
+
+/* Every rank learned the same: rank 0 keeps it. */
+static void keep_entry(hc_learn_entry *e, void *arg)
+{
+    hc_learn_keep(HC_COLL_ALLREDUCE, arg, e);
+}
+
+static void state_free(hc_comm *c, void *p)
+{
+    hc_ar_state *st = p;
+    if (c->rank == 0)
+        hc_learn_each(&st->learn, keep_entry, c);
+    hc_ar_shm_free(st);
+    if (st->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->comm);
+    hc_learn_table_free(&st->learn);
+    free(st->tmp);
+    free(st);
+}
+
+hc_ar_state *hc_ar_state_get(hc_comm *c)
+{
+    pthread_mutex_lock(&c->lock);
+    hc_ar_state *st = c->slot[HC_SLOT_ALLREDUCE];
+    if (!st && (st = calloc(1, sizeof *st)) != NULL) {
+        /* Split, not dup: a dup would copy the preload's attribute to the private comm. */
+        if (PMPI_Comm_split(c->comm, 0, c->rank, &st->comm) != MPI_SUCCESS) {
+            free(st);
+            st = NULL;
+        } else {
+            c->slot[HC_SLOT_ALLREDUCE] = st;
+            c->slot_free[HC_SLOT_ALLREDUCE] = state_free;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return st;
+}

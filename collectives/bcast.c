@@ -1,0 +1,145 @@
+/* MPI_Bcast: what the library can take, the per-communicator state, any datatype as a
+ * contiguous byte stream, then the selector's plan (bcast_select.c) run across the nodes
+ * (bcast_hier.c). */
+#include <stdlib.h>
+
+#include "bcast_pack.h"
+#include "bcast_plan.h"
+#include "hc_config.h"
+#include "hc_dtype.h"
+#include "hc_log.h"
+#include "hc_mpi.h"
+#include "hc_must.h"
+#include "hc_util.h"
+#include "learn_save.h"
+
+/* A root's choices for its own node are what the next run's root starts from. */
+static void keep_root_entry(hc_learn_entry *e, void *arg)
+{
+    const hc_comm *c = arg;
+    if (e->key.root == c->rank)
+        hc_learn_keep(HC_COLL_BCAST, c, e);
+}
+
+static void state_free(hc_comm *c, void *state)
+{
+    hc_bstate *st = state;
+    hc_learn_table *t = st->learn ? hc_blearn_table(st) : NULL;
+    if (t)
+        hc_learn_each(t, keep_root_entry, c);
+    if (st->reps != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->reps);
+    hc_blearn_free(st);
+    hc_bshm_destroy(st);
+}
+
+/* The state of c, created on first use: collective over c (every rank agrees, across nodes
+ * too, so no node takes the vendor path while another waits in ours). */
+static hc_bstate *state_of(hc_comm *c)
+{
+    pthread_mutex_lock(&c->lock);
+    hc_bstate *st = c->slot[HC_SLOT_BCAST];
+    pthread_mutex_unlock(&c->lock);
+    if (st)
+        return st;
+    hc_bsetup setup;
+    hc_bcast_setup(&setup);
+    st = hc_bshm_create(c, &setup);
+    if (!st) /* out of memory before any collective: the peers are already inside one */
+        hc_abort(c->comm, 1, "MPI_Bcast: out of memory for the broadcast state");
+    int ok = !st->failed, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
+    if (!all_ok && !st->failed) {
+        hc_shm_destroy(&st->shm);
+        st->failed = 1;
+    }
+    st->reps = MPI_COMM_NULL;
+    if (!st->failed && c->num_nodes > 1)
+        PMPI_Comm_split(c->comm, 0, c->rank, &st->reps);
+    /* Once per communicator: the stages its broadcasts run, and over how many nodes. */
+    if (c->rank == 0)
+        hc_info(1, "bcast on %d ranks, %d node(s): %s", c->size, c->num_nodes,
+                st->failed          ? "the vendor's (no shared memory on some node)"
+                : c->num_nodes == 1 ? "the queue"
+                                    : "the queue in each node, leaders' step between nodes");
+    pthread_mutex_lock(&c->lock);
+    c->slot[HC_SLOT_BCAST] = st;
+    c->slot_free[HC_SLOT_BCAST] = state_free;
+    pthread_mutex_unlock(&c->lock);
+    return st;
+}
+
+/* The bytes of (count, dt) at buf as a stream: in place when contiguous, else packed segment
+ * by segment (root and readers may use different (count, type) of one signature), or whole
+ * when one element outgrows a segment. */
+static void run_typed(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
+                      MPI_Count count, MPI_Datatype dt, size_t m, size_t esize, int root)
+{
+    MPI_Count lb = 0;
+    if (hc_dtype_contiguous(dt, &lb)) {
+        hc_bcast_run(c, st, p, (char *)buf + lb, m, root, NULL, NULL, 1);
+        return;
+    }
+    size_t seg = HC_MIN(p->seg, m);
+    if (esize <= seg) {
+        char *stage = hc_must_alloc(seg + esize, "MPI_Bcast", "to pack a datatype");
+        hc_bpack pk;
+        hc_bpack_init(&pk, buf, dt, stage + seg, c->comm);
+        hc_bcast_run(c, st, p, NULL, m, root, &pk, stage, 0);
+        free(stage);
+        return;
+    }
+    char *tmp = hc_must_alloc(m, "MPI_Bcast", "to pack a datatype");
+    MPI_Count pos = 0;
+    if (c->rank == root)
+        hc_pack(buf, count, dt, tmp, (MPI_Count)m, &pos, c->comm);
+    hc_bcast_run(c, st, p, tmp, m, root, NULL, NULL, 0);
+    if (c->rank != root)
+        hc_unpack(tmp, (MPI_Count)m, &pos, buf, count, dt, c->comm);
+    free(tmp);
+}
+
+int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, uintptr_t site)
+{
+    if (c->size == 1)
+        return MPI_SUCCESS;
+    if (root < 0 || root >= c->size || count < 0)
+        return HC_FALLBACK; /* the vendor reports the error */
+    int fixed = c->bcast_choice >= 0 ? c->bcast_choice : (int)hc_cfg.bcast.i;
+    if (fixed == HC_BCAST_VENDOR || c->num_nodes == c->size)
+        return HC_FALLBACK; /* nobody shares a node: nothing to gain */
+    MPI_Count tsize;
+    if (hc_type_size(dt, &tsize) != MPI_SUCCESS)
+        return HC_FALLBACK;
+    size_t m = (size_t)(tsize * count);
+    if (m == 0)
+        return MPI_SUCCESS;
+    if ((long long)m > HC_MPI_PACK_ELEMENT_MAX)
+        return HC_FALLBACK; /* one rank's element might be too large to pack (every rank sees m) */
+    hc_bstate *st = state_of(c);
+    if (!st || st->failed)
+        return HC_FALLBACK;
+
+    int lroot = c->node == c->node_of[root] ? c->local_rank_of[root] : 0;
+    int decider = c->local_rank == lroot;
+    if (decider)
+        hc_blearn_collect(st);
+    hc_bcast_plan p;
+    hc_bcast_select(c, st, m, root, site, decider, &p);
+    uint64_t t0 = p.measure ? hc_now_ns() : 0, g_first = st->seq;
+    int rc = MPI_SUCCESS;
+    /* On one node the vendor's broadcast takes the caller's own arguments: the root says so
+     * in its first cell, and readers look before they pack anything. */
+    int whole_vendor = c->num_nodes == 1 &&
+                       (decider ? p.algo == HC_BCAST_VENDOR
+                                : HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_VENDOR);
+    if (whole_vendor)
+        rc = hc_bcast_vendor_whole(c, st, &p, buf, count, dt, root);
+    else
+        run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root);
+    if (decider) {
+        hc_blearn_after(st, &p, t0, g_first, st->seq - 1);
+        c->bcast_last = p.algo;
+    }
+    return rc;
+}

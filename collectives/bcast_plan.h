@@ -1,0 +1,85 @@
+/* MPI_Bcast's plan and engines. The selector (bcast_select.c) makes the plan; the
+ * composition across nodes (bcast_hier.c) runs it segment by segment through one engine per
+ * node (bcast_engines.c): the queue (bcast_shm.c, with direct reads, bcast_direct.c), the
+ * single copy (bcast_cma.c) or the vendor's broadcast among the node's ranks. Engines read no
+ * configuration and never call one another or the selector.
+ *
+ * Who decides: what every rank must agree on beforehand (the segment size, whether readers
+ * follow their node's root) follows from the size, the root and rules every rank reads alike.
+ * How a node moves each segment is its node-local root's own choice (the root on its node, the
+ * leader on every other): readers act on the kind of cell it writes, so the choice can be
+ * learned per call site by that rank alone, with no message to agree on it. */
+#ifndef HC_BCAST_PLAN_H
+#define HC_BCAST_PLAN_H
+
+#include <stdint.h>
+
+#include "bcast_shm.h"
+#include "hc_algos.h"
+#include "learn.h"
+
+enum hc_bcast_engine_id {
+    HC_BCAST_ENGINE_NONE,   /* auto: no engine of its own */
+    HC_BCAST_ENGINE_VENDOR, /* the vendor's broadcast among the node's ranks */
+    HC_BCAST_ENGINE_QUEUE,  /* the shared-memory queue, with direct reads */
+    HC_BCAST_ENGINE_CMA,    /* single copy with process_vm_readv/writev */
+    HC_BCAST_ENGINE_COUNT
+};
+
+/* Readers' part of one segment (lroot: the node-local root), and the root's. */
+typedef void (*hc_bstage_fn)(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t total,
+                             int lroot, int how);
+typedef struct hc_bcast_engine {
+    const char *name;
+    hc_bstage_fn root, read;
+    unsigned cells; /* the cell kinds (bit 1 << HC_BCELL_*) whose readers it serves */
+} hc_bcast_engine;
+extern const hc_bcast_engine hc_bcast_engines[HC_BCAST_ENGINE_COUNT];
+/* The engine of each algorithm of the registry (HC_BCAST_ENGINE_NONE for auto). */
+extern const int hc_bcast_engine_of[HC_BCAST_COUNT];
+
+/* How readers may copy straight out of the root's buffer (the `direct` parameter). */
+enum { HC_BDIRECT_NEVER, HC_BDIRECT_UNCHANGED, HC_BDIRECT_ALWAYS };
+
+typedef struct hc_bcast_plan {
+    /* The same on every rank. */
+    size_t seg;          /* bytes per segment */
+    /* The node-local root's choice for its node (a reader's copy is not used). */
+    int algo;            /* HC_BCAST_*, never AUTO */
+    int origin;          /* enum hc_origin: why */
+    int direct;          /* HC_BDIRECT_NEVER / UNCHANGED / ALWAYS */
+    size_t nt_min;       /* from this size the root writes around its caches */
+    size_t direct_min;   /* smallest message read straight out of the root's buffer */
+    hc_learn_entry *learn; /* the learner's entry that chose it, or NULL */
+    int cand;            /* its index there */
+    int measure;         /* time this call */
+} hc_bcast_plan;
+
+/* The queue's construction parameters from the configuration. */
+void hc_bcast_setup(hc_bsetup *s);
+
+/* The plan of a broadcast of m bytes from root on every rank (decider: this rank is a
+ * node-local root of the call). site: the caller's call site (0 unknown). */
+void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
+                     int decider, hc_bcast_plan *p);
+
+/* Runs the plan on m bytes of the contiguous stream `stream` (or, with pk, segment by segment
+ * through `stage`, seg bytes); user_dst: stream is the caller's own buffer (bcast_hier.c). */
+struct hc_bpack;
+void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *stream, size_t m,
+                  int root, struct hc_bpack *pk, char *stage, int user_dst);
+
+/* The vendor's broadcast of the caller's own arguments on the whole communicator, announced
+ * to the node's readers first (one node, chosen by its root) or taken from the root's cell. */
+int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
+                          MPI_Count count, MPI_Datatype dt, int root);
+
+/* Learning (bcast_learn.c), on a node-local root: the times its readers have stamped since
+ * its last call go to their entries; after a call, what to time once they stamp it. */
+void hc_blearn_collect(hc_bstate *st);
+void hc_blearn_after(hc_bstate *st, const hc_bcast_plan *p, uint64_t t0_ns, uint64_t g_first,
+                     uint64_t g_last);
+hc_learn_table *hc_blearn_table(hc_bstate *st);
+void hc_blearn_free(hc_bstate *st);
+
+#endif

@@ -1,0 +1,308 @@
+/* The learner's schedule and decisions (learn.h). The numbers trade how soon a key settles
+ * against what its trials cost; docs/tuning.md ("Learning") gives the measurements.
+ *
+ * - A key runs its starting choice for its first HC_LEARN_WARM_CALLS calls: a site called a
+ *   handful of times keeps the static rule, and the first calls (which fault pages in and
+ *   create shared segments) are not held against anyone.
+ * - A TRY round runs every candidate in blocks of TRY_BLOCK calls, TRY_PASSES times round, the
+ *   first block of each round going to the next candidate in turn: the machine's drift (2x
+ *   within minutes here) then falls on all of them, and a candidate's block warms what it
+ *   needs before its second call is timed against the others' second calls.
+ * - The median of a candidate's samples decides; the choice changes only for a gain of more
+ *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise.
+ * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
+ *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
+ *   within that many calls; a rank deciding alone also watches its choice's own time every
+ *   WATCH_EVERY calls and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a
+ *   better candidate opens a full TRY round before anything changes. */
+#include "learn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TRY_BLOCK 2
+#define TRY_PASSES 3
+#define KEEP_MARGIN 0.03
+#define CHECK_MARGIN 0.10
+#define FIRST_CHECK 128
+#define MAX_GAP_LOCAL 4096
+#define MAX_GAP_AGREED 1024
+#define WATCH_EVERY 16
+#define WATCH_FACTOR 1.4
+/* A candidate slower than this many times the best after its first block sits out the rest
+ * of the round (only where one rank decides: the others cannot know to skip it). */
+#define HOPELESS 4.0
+/* Calls a rank deciding alone waits for the round's last samples before it decides with what
+ * it has: they come back when its readers are done, and a root may run up to its 64 cells
+ * ahead of them (with more ranks than cores they do fall that far behind). */
+#define WAIT_CALLS 64
+
+const char *const hc_origin_names[] = {"info key", "variable", "tuning file",
+                                       "learned in an earlier run", "learned", "built-in rule"};
+
+int hc_size_class(uint64_t bytes)
+{
+    return bytes > 1 ? 63 - __builtin_clzll(bytes) : 0;
+}
+
+void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int ncand, int start,
+                   int origin, int local)
+{
+    hc_learn_entry *next = e->next;
+    memset(e, 0, sizeof *e);
+    e->next = next;
+    e->key = key;
+    e->ncand = ncand < HC_LEARN_MAXCAND ? ncand : HC_LEARN_MAXCAND;
+    memcpy(e->cand, cand, sizeof(int) * (size_t)e->ncand);
+    e->current = start >= 0 && start < e->ncand ? start : 0;
+    e->origin = origin;
+    e->local = local;
+    e->check_gap = FIRST_CHECK;
+    e->phase = HC_LEARN_WARM;
+    if (origin == HC_ORIGIN_SAVED) { /* an earlier run settled it: check it, do not redo it */
+        e->phase = HC_LEARN_SETTLED;
+        e->next_check = FIRST_CHECK;
+    }
+}
+
+static int passes_of(int phase) { return phase == HC_LEARN_TRY ? TRY_PASSES : 1; }
+
+/* A round whose first call is call number `first` (0-based) at this key. */
+static void start_round(hc_learn_entry *e, int phase, uint64_t first)
+{
+    e->phase = e->round_kind = phase;
+    e->round_start = first;
+    e->round_len = e->ncand * TRY_BLOCK * passes_of(phase);
+    e->round_first = (e->round_first + 1) % e->ncand;
+    memset(e->dropped, 0, sizeof e->dropped);
+    memset(e->nsample, 0, sizeof e->nsample);
+}
+
+int hc_learn_pick(hc_learn_entry *e, int *measure)
+{
+    *measure = 0;
+    e->calls++;
+    if (e->ncand < 2)
+        return e->current;
+    switch (e->phase) {
+    case HC_LEARN_WARM:
+        if (e->calls <= HC_LEARN_WARM_CALLS)
+            return e->current;
+        start_round(e, HC_LEARN_TRY, e->calls - 1);
+        break;
+    case HC_LEARN_SETTLED:
+        if (e->retry || e->calls >= e->next_check) {
+            start_round(e, e->retry ? HC_LEARN_TRY : HC_LEARN_CHECK, e->calls - 1);
+            e->retry = 0;
+            break;
+        }
+        if (e->local && ++e->watch_calls >= WATCH_EVERY) {
+            e->watch_calls = 0;
+            *measure = 1;
+        }
+        return e->current;
+    case HC_LEARN_WAIT:
+        return e->current;
+    default:
+        break;
+    }
+    uint64_t p = e->calls - 1 - e->round_start;
+    if (p >= (uint64_t)e->round_len) {
+        e->phase = HC_LEARN_WAIT;
+        return e->current;
+    }
+    int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
+    if (e->dropped[i])
+        return e->current;
+    *measure = 1;
+    return i;
+}
+
+static double median_of(const float *s, int n)
+{
+    float v[HC_LEARN_SAMPLES];
+    memcpy(v, s, sizeof(float) * (size_t)n);
+    for (int a = 1; a < n; a++) /* insertion sort: at most 8 */
+        for (int b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            float t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
+}
+
+/* After every candidate's first block: those hopelessly slower than the best sit out. */
+static void drop_hopeless(hc_learn_entry *e)
+{
+    double best = 0;
+    for (int i = 0; i < e->ncand; i++)
+        if (e->nsample[i] && (best == 0 || e->sample[i][0] < best))
+            best = e->sample[i][0];
+    for (int i = 0; i < e->ncand; i++)
+        if (e->nsample[i] && i != e->current && e->sample[i][0] > HOPELESS * best)
+            e->dropped[i] = 1;
+}
+
+void hc_learn_sample(hc_learn_entry *e, int i, double us)
+{
+    if (i < 0 || i >= e->ncand || us <= 0)
+        return;
+    if (e->phase == HC_LEARN_SETTLED) {
+        if (i != e->current)
+            return;
+        e->watch[e->nwatch++ % 4] = (float)us;
+        if (e->nwatch >= 4 && e->settled_us > 0) {
+            double m = median_of(e->watch, 4);
+            if (m > WATCH_FACTOR * e->settled_us || m * WATCH_FACTOR < e->settled_us) {
+                e->nwatch = 0;
+                e->retry = 1; /* the choice's time moved: the next call opens a TRY */
+                e->check_gap = FIRST_CHECK;
+            }
+        }
+        return;
+    }
+    if (e->nsample[i] < HC_LEARN_SAMPLES)
+        e->sample[i][e->nsample[i]++] = (float)us;
+    if (e->local && e->phase == HC_LEARN_TRY) {
+        int firsts = 0;
+        for (int k = 0; k < e->ncand; k++)
+            firsts += e->nsample[k] >= 1;
+        if (firsts == e->ncand)
+            drop_hopeless(e);
+    }
+}
+
+int hc_learn_round_over(const hc_learn_entry *e)
+{
+    if (e->phase != HC_LEARN_TRY && e->phase != HC_LEARN_CHECK && e->phase != HC_LEARN_WAIT)
+        return 0;
+    if (e->calls - e->round_start < (uint64_t)e->round_len)
+        return 0;
+    if (!e->local)
+        return 1;
+    /* Deciding alone, samples come back late: wait for them, a few calls at most. */
+    int expect = TRY_BLOCK * passes_of(e->round_kind);
+    int complete = 1;
+    for (int i = 0; i < e->ncand; i++)
+        complete &= e->dropped[i] || e->nsample[i] >= expect - 1;
+    return complete || e->calls - e->round_start >= (uint64_t)e->round_len + WAIT_CALLS;
+}
+
+void hc_learn_medians(const hc_learn_entry *e, double *t)
+{
+    for (int i = 0; i < e->ncand; i++)
+        t[i] = median_of(e->sample[i], e->nsample[i]);
+}
+
+int hc_learn_decide(hc_learn_entry *e, const double *t)
+{
+    int was_try = e->round_kind == HC_LEARN_TRY;
+    int best = e->current;
+    if (t[e->current] <= 0) { /* the choice in use went unmeasured: nothing to compare with */
+        e->phase = HC_LEARN_SETTLED;
+        e->next_check = e->calls + e->check_gap;
+        return 0;
+    }
+    for (int i = 0; i < e->ncand; i++) {
+        if (t[i] > 0)
+            e->time[i] = t[i];
+        if (t[i] > 0 && (t[best] <= 0 || t[i] < t[best]))
+            best = i;
+    }
+    uint64_t cap = e->local ? MAX_GAP_LOCAL : MAX_GAP_AGREED;
+    int old = e->current, changed = 0;
+    double margin = was_try ? KEEP_MARGIN : CHECK_MARGIN;
+    if (best != e->current && t[e->current] > 0 && t[best] > t[e->current] * (1 - margin))
+        best = e->current; /* within the noise: keep what runs */
+    if (!was_try && best != old) {
+        /* A CHECK saw a better candidate: confirm with a full round before changing. */
+        start_round(e, HC_LEARN_TRY, e->calls);
+        return 0;
+    }
+    if (best != old) {
+        e->current = best;
+        e->changes++;
+        e->announced = 0;
+        changed = 1;
+        e->check_gap = FIRST_CHECK;
+    } else if (!was_try) {
+        e->check_gap = (uint32_t)(e->check_gap * 2 > cap ? cap : e->check_gap * 2);
+    }
+    if (was_try)
+        e->origin = HC_ORIGIN_LEARNED;
+    e->settled_us = t[e->current] > 0 ? t[e->current] : e->settled_us;
+    e->phase = HC_LEARN_SETTLED;
+    e->next_check = e->calls + e->check_gap;
+    e->nwatch = 0;
+    e->watch_calls = 0;
+    return changed;
+}
+
+/* --- the table ------------------------------------------------------------------------ */
+
+/* Sites, roots and size classes seen at one communicator stay few; the cap keeps a program
+ * that calls from ever new sizes or sites from growing the table without end (further keys
+ * keep the starting choice). */
+#define MAX_ENTRIES 4096
+
+static size_t hash_key(hc_learn_key k, int nbuckets)
+{
+    uint64_t h = (uint64_t)k.site * 0x9e3779b97f4a7c15ull ^ (uint64_t)(k.root + 1) * 0xc2b2ae35u ^
+                 (uint64_t)k.sclass * 0x27d4eb2fu;
+    return (size_t)((h ^ h >> 29) % (uint64_t)nbuckets);
+}
+
+static int same_key(hc_learn_key a, hc_learn_key b)
+{
+    return a.site == b.site && a.root == b.root && a.sclass == b.sclass;
+}
+
+hc_learn_entry *hc_learn_find(hc_learn_table *t, hc_learn_key key)
+{
+    if (!t->bucket)
+        return NULL;
+    for (hc_learn_entry *e = t->bucket[hash_key(key, t->nbuckets)]; e; e = e->next)
+        if (same_key(e->key, key))
+            return e;
+    return NULL;
+}
+
+hc_learn_entry *hc_learn_add(hc_learn_table *t, hc_learn_key key)
+{
+    if (t->count >= MAX_ENTRIES)
+        return NULL;
+    if (!t->bucket) {
+        t->nbuckets = 256;
+        t->bucket = calloc((size_t)t->nbuckets, sizeof *t->bucket);
+        if (!t->bucket)
+            return NULL;
+    }
+    hc_learn_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->key = key;
+    size_t b = hash_key(key, t->nbuckets);
+    e->next = t->bucket[b];
+    t->bucket[b] = e;
+    t->count++;
+    return e;
+}
+
+void hc_learn_table_free(hc_learn_table *t)
+{
+    for (int b = 0; t->bucket && b < t->nbuckets; b++)
+        for (hc_learn_entry *e = t->bucket[b], *n; e; e = n) {
+            n = e->next;
+            free(e);
+        }
+    free(t->bucket);
+    t->bucket = NULL;
+    t->count = 0;
+}
+
+void hc_learn_each(hc_learn_table *t, void (*fn)(hc_learn_entry *e, void *arg), void *arg)
+{
+    for (int b = 0; t->bucket && b < t->nbuckets; b++)
+        for (hc_learn_entry *e = t->bucket[b]; e; e = e->next)
+            fn(e, arg);
+}

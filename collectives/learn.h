@@ -1,0 +1,117 @@
+/* Learning in the run (docs/tuning.md, "Learning"): at a key that repeats the same call
+ * (call site, root, size class), try each eligible algorithm on the program's own calls, settle
+ * on the fastest, and keep checking. No MPI here: the collectives say which algorithms are
+ * eligible, time the calls and, where several ranks must take the same decision, agree on the
+ * times before hc_learn_decide (allreduce_learn.c); the broadcast's node-local root decides
+ * alone (bcast_learn.c).
+ *
+ * A key's life: WARM (its first calls run the starting choice: a key called a handful of times
+ * never pays for trials), TRY (every candidate in turn, in blocks of a few calls, several
+ * rounds, so drift of the machine falls on all of them), SETTLED (the fastest; every few
+ * hundred calls a short CHECK of the others, further apart while the choice holds, and a
+ * watch on the choice's own time that starts a new TRY when it moves). */
+#ifndef HC_LEARN_H
+#define HC_LEARN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HC_LEARN_MAXCAND 6
+/* Samples kept per candidate in a round (the median decides). */
+#define HC_LEARN_SAMPLES 8
+
+/* Where a plan came from, in the order the selector asks (docs/tuning.md). */
+enum hc_origin {
+    HC_ORIGIN_INFO,    /* the communicator's info key */
+    HC_ORIGIN_VAR,     /* HIERCOLL_BCAST / HIERCOLL_ALLREDUCE */
+    HC_ORIGIN_FILE,    /* a rule of the tuning file */
+    HC_ORIGIN_SAVED,   /* learned by an earlier run, still checked */
+    HC_ORIGIN_LEARNED, /* measured in this run */
+    HC_ORIGIN_RULE,    /* the built-in rule */
+};
+extern const char *const hc_origin_names[];
+
+enum hc_learn_phase { HC_LEARN_WARM, HC_LEARN_TRY, HC_LEARN_WAIT, HC_LEARN_SETTLED,
+                      HC_LEARN_CHECK };
+
+typedef struct hc_learn_key {
+    uintptr_t site; /* the deciding rank's call site (0: none) */
+    int root;       /* the root; for a collective without one, the kind of its call (the
+                       allreduce: op and element size) */
+    int sclass;     /* size class: floor(log2(bytes)) */
+} hc_learn_key;
+
+typedef struct hc_learn_entry {
+    hc_learn_key key;
+    struct hc_learn_entry *next; /* hash chain */
+    int ncand;
+    int cand[HC_LEARN_MAXCAND]; /* algorithms (HC_BCAST_* / HC_ALLREDUCE_*) */
+    int current;                /* index in cand of the choice in use */
+    int origin;                 /* where current came from */
+    int phase;
+    int local;                  /* decided by this rank alone: may drop a hopeless candidate
+                                   in the middle of a round */
+    uint64_t calls;             /* calls at this key */
+    uint64_t round_start;       /* calls when the current round began */
+    int round_kind;             /* HC_LEARN_TRY or HC_LEARN_CHECK: the round under way */
+    int round_len, round_first; /* calls in the round; candidate that opened it */
+    unsigned char dropped[HC_LEARN_MAXCAND];
+    float sample[HC_LEARN_MAXCAND][HC_LEARN_SAMPLES];
+    unsigned char nsample[HC_LEARN_MAXCAND];
+    /* What was measured last for each candidate (µs, the median of its round) and how many
+     * calls ran it: the report and the saved tuning file show them. */
+    double time[HC_LEARN_MAXCAND];
+    uint64_t runs[HC_LEARN_MAXCAND];
+    uint64_t next_check;        /* calls at which the next CHECK begins */
+    uint32_t check_gap;
+    double settled_us;          /* the choice's time when it was settled */
+    float watch[4];             /* the choice's latest times in SETTLED */
+    int nwatch;
+    uint64_t watch_calls;       /* calls since the last watched one */
+    int retry;                  /* the watch saw the choice's time move: TRY again */
+    int changes;                /* times the choice changed */
+    uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
+    int announced;              /* the verbose line for the current choice was printed */
+} hc_learn_entry;
+
+/* Calls before the first trial, trial block length and rounds (learn.c says why). */
+#define HC_LEARN_WARM_CALLS 8
+
+/* A key's entry starts with the candidates (cand[start] is the starting choice, from `origin`).
+ * A saved choice (HC_ORIGIN_SAVED) starts SETTLED; otherwise WARM. */
+void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int ncand, int start,
+                   int origin, int local);
+
+/* The candidate (index in e->cand) for the next call at e, and whether to time it. */
+int hc_learn_pick(hc_learn_entry *e, int *measure);
+
+/* A timed call of candidate i took `us` microseconds. */
+void hc_learn_sample(hc_learn_entry *e, int i, double us);
+
+/* 1 when the round is over and every candidate's time should be agreed on (allreduce) or
+ * taken as measured (broadcast), then passed to hc_learn_decide. */
+int hc_learn_round_over(const hc_learn_entry *e);
+
+/* This rank's median per candidate for the round (NaN-free: 0 = no sample); into t. */
+void hc_learn_medians(const hc_learn_entry *e, double *t);
+
+/* Ends the round with the times every deciding rank agrees on (0 = not measured). Returns 1
+ * when the choice changed. */
+int hc_learn_decide(hc_learn_entry *e, const double *t);
+
+/* A table of entries per communicator and collective. */
+typedef struct hc_learn_table {
+    hc_learn_entry **bucket;
+    int nbuckets, count;
+} hc_learn_table;
+hc_learn_entry *hc_learn_find(hc_learn_table *t, hc_learn_key key);
+/* Adds a zeroed entry for key (NULL when out of memory or the table is full). */
+hc_learn_entry *hc_learn_add(hc_learn_table *t, hc_learn_key key);
+void hc_learn_table_free(hc_learn_table *t);
+/* Calls fn on every entry of t. */
+void hc_learn_each(hc_learn_table *t, void (*fn)(hc_learn_entry *e, void *arg), void *arg);
+
+/* floor(log2(bytes)), 0 for 0 and 1. */
+int hc_size_class(uint64_t bytes);
+
+#endif

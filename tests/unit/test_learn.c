@@ -1,0 +1,167 @@
+/* The learner's schedule and decisions (collectives/learn.c), driven by synthetic times: it
+ * settles on the fastest candidate, keeps a key that is called a handful of times on its
+ * starting choice, holds between equal candidates, follows a change of behaviour, and its
+ * trials cost what the docs say. */
+#include <math.h>
+
+#include "hc_test.h"
+#include "learn.h"
+
+/* Deterministic noise of +-frac around 1. */
+static double noise(unsigned *seed, double frac)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return 1 + frac * (((*seed >> 8) & 0xffff) / 32768.0 - 1);
+}
+
+typedef struct sim {
+    hc_learn_entry e;
+    unsigned seed;
+    double spent, best_possible; /* time the calls took, and with the best each time */
+    long trials;                 /* calls that ran something else than the best */
+} sim;
+
+static void sim_init(sim *s, int n, int origin, int local)
+{
+    int cand[HC_LEARN_MAXCAND] = {10, 11, 12, 13, 14, 15};
+    memset(s, 0, sizeof *s);
+    hc_learn_key k = {0x1234, 0, 10};
+    hc_learn_init(&s->e, k, cand, n, 0, origin, local);
+    s->seed = 7;
+}
+
+/* `calls` calls where candidate i costs cost[i] (+-2%); samples come back at once (an agreed
+ * key would agree on them first: a single rank's medians are the agreed ones here). */
+static void run(sim *s, const double *cost, long calls)
+{
+    double best = cost[0];
+    for (int i = 0; i < s->e.ncand; i++)
+        best = cost[i] < best ? cost[i] : best;
+    for (long k = 0; k < calls; k++) {
+        if (hc_learn_round_over(&s->e)) {
+            double t[HC_LEARN_MAXCAND];
+            hc_learn_medians(&s->e, t);
+            hc_learn_decide(&s->e, t);
+        }
+        int measure, i = hc_learn_pick(&s->e, &measure);
+        double us = cost[i] * noise(&s->seed, 0.02);
+        if (measure)
+            hc_learn_sample(&s->e, i, us);
+        s->spent += us;
+        s->best_possible += best;
+        s->trials += cost[i] > best * 1.05;
+    }
+}
+
+HC_TEST(settles_on_the_fastest)
+{
+    sim s;
+    sim_init(&s, 4, HC_ORIGIN_RULE, 1);
+    double cost[] = {10, 5, 20, 7};
+    run(&s, cost, 200);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+    HC_CHECK_EQ_INT(s.e.phase, HC_LEARN_SETTLED);
+    HC_CHECK_EQ_INT(s.e.origin, HC_ORIGIN_LEARNED);
+    HC_CHECK_NEAR(s.e.time[1], 5, 0.2);
+    HC_CHECK_NEAR(s.e.time[0], 10, 0.4);
+    /* over 10 000 calls the trials cost a few per cent of the best's time */
+    run(&s, cost, 9800);
+    double overhead = s.spent / s.best_possible - 1;
+    HC_CHECK_MSG(overhead < 0.03, "learning cost %.1f%%", 100 * overhead);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+}
+
+HC_TEST(a_handful_of_calls_keeps_the_start)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 1);
+    double cost[] = {10, 1, 1};
+    run(&s, cost, HC_LEARN_WARM_CALLS);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    HC_CHECK_EQ_INT(s.trials, HC_LEARN_WARM_CALLS); /* all of them the (slow) start */
+    HC_CHECK_EQ_INT(s.e.runs[0] + s.e.runs[1] + s.e.runs[2], 0); /* the callers count runs */
+    HC_CHECK_EQ_INT(s.e.phase, HC_LEARN_WARM);
+}
+
+/* Equal candidates (within the noise): the starting choice stays, the checks grow apart. */
+HC_TEST(equal_candidates_do_not_alternate)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 1);
+    double cost[] = {10, 10, 10.1};
+    run(&s, cost, 20000);
+    HC_CHECK_EQ_INT(s.e.changes, 0);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    HC_CHECK_MSG(s.e.check_gap >= 2048, "checks %u calls apart", s.e.check_gap);
+    HC_CHECK_MSG(s.spent / s.best_possible - 1 < 0.01, "cost %.2f%%",
+                 100 * (s.spent / s.best_possible - 1));
+}
+
+/* A rank deciding alone watches its choice: a site whose behaviour changes is followed
+ * within a few dozen calls, and each half runs within 5% of its best. */
+HC_TEST(a_change_of_behaviour_is_followed)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 1);
+    double before[] = {10, 5, 20}, after[] = {4, 12, 20};
+    run(&s, before, 5000);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+    double spent = s.spent, best = s.best_possible;
+    HC_CHECK_MSG(spent / best < 1.05, "first half %.3f of the best", spent / best);
+    run(&s, after, 100);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    run(&s, after, 4900);
+    double second = (s.spent - spent) / (s.best_possible - best);
+    HC_CHECK_MSG(second < 1.05, "second half %.3f of the best", second);
+}
+
+/* Where every rank must agree (no watch, no early drop), a CHECK finds the change, at most
+ * the longest gap later. */
+HC_TEST(agreed_keys_find_a_change_at_the_next_check)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 0);
+    double before[] = {10, 5, 20}, after[] = {4, 12, 20};
+    run(&s, before, 5000);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+    run(&s, after, 1100);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+}
+
+/* A choice saved by an earlier run starts settled: no trials until its first check. */
+HC_TEST(a_saved_choice_starts_settled)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_SAVED, 1);
+    double cost[] = {5, 10, 20};
+    run(&s, cost, 100);
+    HC_CHECK_EQ_INT(s.trials, 0);
+    HC_CHECK_EQ_INT(s.e.origin, HC_ORIGIN_SAVED);
+    run(&s, cost, 1000);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+}
+
+HC_TEST(size_classes_and_the_table)
+{
+    HC_CHECK_EQ_INT(hc_size_class(0), 0);
+    HC_CHECK_EQ_INT(hc_size_class(1), 0);
+    HC_CHECK_EQ_INT(hc_size_class(8), 3);
+    HC_CHECK_EQ_INT(hc_size_class(65535), 15);
+    HC_CHECK_EQ_INT(hc_size_class(65536), 16);
+    hc_learn_table t = {0};
+    for (int k = 0; k < 1000; k++) {
+        hc_learn_key key = {(uintptr_t)k * 64, k % 3, k % 20};
+        hc_learn_entry *e = hc_learn_add(&t, key);
+        HC_CHECK(e != NULL);
+    }
+    for (int k = 0; k < 1000; k++) {
+        hc_learn_key key = {(uintptr_t)k * 64, k % 3, k % 20};
+        hc_learn_entry *e = hc_learn_find(&t, key);
+        HC_CHECK(e && e->key.site == key.site && e->key.root == key.root);
+    }
+    hc_learn_key absent = {1, 1, 1};
+    HC_CHECK(hc_learn_find(&t, absent) == NULL);
+    hc_learn_table_free(&t);
+}
+
+int main(void) { return hc_test_main(); }
