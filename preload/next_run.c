@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,6 +86,14 @@ int hc_write_next_run(const char *dir, const hc_mapfile *f)
                                                  "options are not repeated"};
     if (l.kind == HC_LAUNCH_NONE && mpiexec && *mpiexec)
         l.kind = hc_launch_by_name(mpiexec);
+    /* srun's PMI plugin, which the ranks need to form one job, is in the tasks' environment */
+    char mpi[128], *srun_opts[1] = {mpi};
+    const char *type = getenv("SLURM_MPI_TYPE");
+    if (l.kind == HC_LAUNCH_SRUN && !l.opts && type && *type && strcmp(type, "none") != 0) {
+        snprintf(mpi, sizeof mpi, "--mpi=%s", type);
+        l.opts = srun_opts;
+        l.nopts = 1;
+    }
     int rc = env ? hc_next_run_write(dir, &l, f, err, sizeof err) : -1;
     if (rc != 0)
         hc_warn("mapping: %s", env ? err : "out of memory writing next-run.sh");

@@ -86,8 +86,9 @@ HC_TEST(srun_next_run)
         snprintf(f.host[r], sizeof f.host[r], "%s", hosts[r]);
         f.core[r] = cores[r];
     }
-    char *opts[] = {"-n", "3", "--mpi=pmi2", "--export=ALL,LD_PRELOAD=/l.so,HIERCOLL_PROFILE=/p,X=1",
-                    "-m", "cyclic", "-J", "name"};
+    char *opts[] = {"-n", "3", "--mpi=pmi2",
+                    "--export=ALL,LD_PRELOAD=/l.so,HIERCOLL_PROFILE=/p,X=1", "-m", "cyclic", "-J",
+                    "name"};
     char *prog[] = {"./app", "it's"};
     char *env[] = {"LD_PRELOAD=/lib/libhiercoll.so", "HIERCOLL_BANDWIDTHS=1e9,2e9",
                    "HIERCOLL_PROFILE=/p"};
