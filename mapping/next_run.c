@@ -90,14 +90,23 @@ static void write_options(FILE *out, const hc_launch *l, char *set, size_t setle
     }
 }
 
-/* Whether two ranks share a host's core: the launcher must then allow more ranks than cores. */
-static int oversubscribed(const hc_mapfile *f)
+/* How many cores of the hosts the mapping uses: fewer than ranks when ranks share a core, and
+ * then the launcher must allow more ranks than CPUs (srun --overcommit). An allocation asks
+ * for these cores, not for --overcommit, with which Slurm gives one CPU per node. */
+static int cores_used(const hc_mapfile *f)
 {
-    for (int r = 0; r < f->nranks; r++)
-        for (int q = 0; q < r; q++)
-            if (f->core[q] == f->core[r] && !strcmp(f->host[q], f->host[r]))
-                return 1;
-    return 0;
+    int n = 0;
+    for (int r = 0; r < f->nranks; r++) {
+        char h[HC_MAPFILE_HOSTLEN], g[HC_MAPFILE_HOSTLEN];
+        int seen = 0;
+        hc_mapfile_physical_host(f->host[r], h, sizeof h);
+        for (int q = 0; q < r && !seen; q++) {
+            hc_mapfile_physical_host(f->host[q], g, sizeof g);
+            seen = f->core[q] == f->core[r] && !strcmp(g, h);
+        }
+        n += !seen;
+    }
+    return n;
 }
 
 /* The physical hosts of the mapping, comma-separated, in order of first appearance. */
@@ -155,7 +164,7 @@ static void write_env(FILE *out, const hc_launch *l, const char *set)
 static void write_script(FILE *out, const char *dir, const hc_launch *l, const hc_mapfile *f)
 {
     char hosts[4096];
-    int nhosts = host_list(f, hosts, sizeof hosts), over = oversubscribed(f);
+    int nhosts = host_list(f, hosts, sizeof hosts), over = cores_used(f) < f->nranks;
     fprintf(out, "#!/bin/sh\n# hiercoll next-run v2: the second run with the mapping in "
                  "%s/mapping.txt\n# HIERCOLL_PROFILE=DIR sh next-run.sh also profiles it into "
                  "DIR.\n", dir);
@@ -168,10 +177,10 @@ static void write_script(FILE *out, const char *dir, const hc_launch *l, const h
     fputs("\nmap=$prof\n", out);
     if (l->slurm) {
         if (l->kind != HC_LAUNCH_SRUN) { /* srun makes an allocation of the hosts by itself */
-            fprintf(out, "# outside an allocation: one of the mapping's hosts\n"
+            fprintf(out, "# outside an allocation: one of the mapping's hosts and cores\n"
                          "[ -n \"${SLURM_JOB_ID:-}\" ] || exec salloc --nodes=%d --nodelist=%s "
-                         "--ntasks=%d%s sh \"$0\"\n",
-                    nhosts, hosts, f->nranks, over ? " --overcommit" : "");
+                         "--ntasks=%d sh \"$0\"\n",
+                    nhosts, hosts, cores_used(f));
         }
         fputs("# inside an allocation, the mapping must fit its hosts and cores: hiercoll map "
               "maps\n# again onto them when they differ, or says why it cannot\n"
@@ -244,9 +253,7 @@ static void write_sbatch(FILE *out, const char *dir, const hc_mapfile *f)
     int nhosts = host_list(f, hosts, sizeof hosts);
     fprintf(out, "#!/bin/sh\n#SBATCH --job-name=hiercoll-next-run\n#SBATCH --nodes=%d\n"
                  "#SBATCH --nodelist=%s\n#SBATCH --ntasks=%d\n",
-            nhosts, hosts, f->nranks);
-    if (oversubscribed(f))
-        fputs("#SBATCH --overcommit\n", out);
+            nhosts, hosts, cores_used(f));
     fprintf(out, "# hiercoll next-run v2: the second run as a batch job (sbatch next-run.sbatch);"
                  "\n# another allocation than these hosts is mapped again (next-run.sh)\n"
                  "exec sh ");

@@ -160,9 +160,15 @@ static int remap(const char *dir, const hc_mapfile *f0, const alloc *a, const hc
         snprintf(err, errlen, "%.900s has %d ranks, its mapping %d", path, g.n, f0->nranks);
         goto out;
     }
-    if (total < g.n && !getenv("SLURM_OVERCOMMIT")) {
-        snprintf(err, errlen, "the allocation has %d CPUs for %d ranks: ask for --ntasks=%d "
-                 "(or --overcommit)", total, g.n, g.n);
+    /* Ranks share cores only where the first run's mapping did (next-run.sh then overcommits)
+     * or the allocation allows it. */
+    int shared = 0;
+    for (int r = 0; r < f0->nranks && !shared; r++)
+        for (int q = 0; q < r && !shared; q++)
+            shared = f0->core[q] == f0->core[r] && !strcmp(f0->host[q], f0->host[r]);
+    if (total < g.n && !shared && !getenv("SLURM_OVERCOMMIT")) {
+        snprintf(err, errlen, "the allocation has %d CPU%s for %d ranks: ask for --ntasks=%d",
+                 total, total == 1 ? "" : "s", g.n, g.n);
         goto out;
     }
     for (int i = 0; hosts && i < a->n; i++) {
