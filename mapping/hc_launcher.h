@@ -45,6 +45,10 @@ void hc_launch_opt_at(hc_launch_kind k, char *const *a, int n, hc_launch_opt *o)
  * by rank 0's own command line instead). */
 int hc_launch_program_index(hc_launch_kind k, char *const *argv, int argc);
 
+/* Whether the options opts[0..n) hold --name (with or without a value) or, for srun, the
+ * short flag c alone or in a bundle ("-lO"). */
+int hc_launch_has_flag(hc_launch_kind k, char *const *opts, int n, const char *name, char c);
+
 /* Variables whose value belongs to one run only: the next run gets its own. */
 int hc_launch_run_specific(const char *name, size_t len);
 

@@ -191,3 +191,28 @@ int hc_launch_program_index(hc_launch_kind k, char *const *argv, int argc)
     }
     return argc;
 }
+
+int hc_launch_has_flag(hc_launch_kind k, char *const *opts, int n, const char *name, char c)
+{
+    size_t len = strlen(name);
+    for (int i = 0; opts && i < n;) {
+        const char *a = opts[i];
+        hc_launch_opt o;
+        hc_launch_opt_at(k, opts + i, n - i, &o);
+        i += o.words;
+        if (!o.option)
+            continue;
+        if (a[1] == '-' && !strncmp(a + 2, name, len) && (!a[2 + len] || a[2 + len] == '='))
+            return 1;
+        if (k == HC_LAUNCH_SRUN && a[1] != '-' && c) {
+            /* a flag of the bundle, before any option there that takes an argument */
+            for (const char *p = a + 1; *p; p++) {
+                if (*p == c)
+                    return 1;
+                if (strchr(srun_short_args, *p))
+                    break;
+            }
+        }
+    }
+    return 0;
+}

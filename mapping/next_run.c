@@ -176,7 +176,9 @@ static void write_script(FILE *out, const char *dir, const hc_launch *l, const h
     quote(out, dir);
     fputs("\nmap=$prof\n", out);
     if (l->slurm) {
-        if (l->kind != HC_LAUNCH_SRUN) { /* srun makes an allocation of the hosts by itself */
+        /* srun makes an allocation of the mapping's hosts by itself, but with one CPU a node
+         * when it must overcommit */
+        if (l->kind != HC_LAUNCH_SRUN || over) {
             fprintf(out, "# outside an allocation: one of the mapping's hosts and cores\n"
                          "[ -n \"${SLURM_JOB_ID:-}\" ] || exec salloc --nodes=%d --nodelist=%s "
                          "--ntasks=%d sh \"$0\"\n",
@@ -202,8 +204,11 @@ static void write_script(FILE *out, const char *dir, const hc_launch *l, const h
         write_options(out, l, set, sizeof set);
     fprintf(out, " \\\n    -n %d", f->nranks);
     if (l->kind == HC_LAUNCH_SRUN) {
+        /* a rank that cannot bind ends the step at once (the others would wait in MPI_Init) */
         fputs(" --distribution=arbitrary --cpu-bind=none", out);
-        if (over)
+        if (!hc_launch_has_flag(l->kind, l->opts, l->nopts, "kill-on-bad-exit", 'K'))
+            fputs(" --kill-on-bad-exit", out);
+        if (over && !hc_launch_has_flag(l->kind, l->opts, l->nopts, "overcommit", 'O'))
             fputs(" --overcommit", out);
         fputs(" \\\n    ", out);
         quote(out, l->tool);

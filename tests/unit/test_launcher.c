@@ -49,6 +49,11 @@ HC_TEST(srun_options)
     }
     char *argv[] = {"srun", "-N2", "-J", "job", "--mpi", "pmi2", "-lO", "./app", "-n", "3"};
     HC_CHECK_EQ_INT(hc_launch_program_index(HC_LAUNCH_SRUN, argv, 10), 7);
+    HC_CHECK(hc_launch_has_flag(HC_LAUNCH_SRUN, argv + 1, 6, "overcommit", 'O'));
+    HC_CHECK(!hc_launch_has_flag(HC_LAUNCH_SRUN, argv + 1, 6, "kill-on-bad-exit", 'K'));
+    char *bundled[] = {"-Kn", "4"}, *after[] = {"-nO"}; /* "-nO": O is n's argument */
+    HC_CHECK(hc_launch_has_flag(HC_LAUNCH_SRUN, bundled, 2, "kill-on-bad-exit", 'K'));
+    HC_CHECK(!hc_launch_has_flag(HC_LAUNCH_SRUN, after, 1, "overcommit", 'O'));
     char *dash[] = {"srun", "-n", "2", "--", "./app"};
     HC_CHECK_EQ_INT(hc_launch_program_index(HC_LAUNCH_SRUN, dash, 5), 4);
     /* Open MPI's rankfile through --mca is placement and spans three words */
@@ -103,7 +108,10 @@ HC_TEST(srun_next_run)
     HC_CHECK(strstr(s, "'--mpi=pmi2'") && strstr(s, "'-J' 'name'"));
     HC_CHECK(!strstr(s, "'cyclic'") && !strstr(s, "'-n' '3'"));
     HC_CHECK(strstr(s, "--export='ALL,X=1'") != NULL);
-    HC_CHECK(strstr(s, "-n 3 --distribution=arbitrary --cpu-bind=none --overcommit") != NULL);
+    HC_CHECK(strstr(s, "-n 3 --distribution=arbitrary --cpu-bind=none --kill-on-bad-exit "
+                       "--overcommit") != NULL);
+    /* overcommitting, srun would get one CPU a node: an allocation of the cores first */
+    HC_CHECK(strstr(s, "exec salloc --nodes=2 --nodelist=h2,h1 --ntasks=2 sh \"$0\"") != NULL);
     HC_CHECK(strstr(s, "--preload '/lib/libhiercoll.so'") != NULL);
     HC_CHECK(strstr(s, "--env 'HIERCOLL_BANDWIDTHS=1e9,2e9'") != NULL);
     HC_CHECK(!strstr(s, "HIERCOLL_PROFILE=/p"));
