@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "allreduce_plan.h"
-#include "hc_config.h"
 #include "hc_dtype.h"
 #include "hc_must.h"
 #include "hc_mpi.h"
@@ -121,9 +120,10 @@ int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     int repack;
     if (count <= 0 || !reduction_for(dt, count, op, &r, &n, &repack))
         return HC_FALLBACK;
-    int fixed = c->allreduce_choice >= 0 ? c->allreduce_choice : (int)hc_cfg.allreduce.i;
-    if (fixed == HC_ALLREDUCE_VENDOR)
-        return HC_FALLBACK;
+    const struct hc_tuning_rule *rule;
+    int origin;
+    if (hc_allreduce_fixed(c, (long long)n * r.extent, &rule, &origin) == HC_ALLREDUCE_VENDOR)
+        return HC_FALLBACK; /* asked for: the vendor takes the caller's own arguments */
     const void *sb = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (c->size == 1) {
         if (sb != recvbuf && !repack)

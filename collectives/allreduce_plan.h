@@ -24,6 +24,13 @@ typedef struct hc_ar_plan {
     int measure;              /* time this call (every rank alike) */
 } hc_ar_plan;
 
+/* The algorithm every rank takes for a call of `bytes` on c without measuring: the info key,
+ * HIERCOLL_ALLREDUCE, else a rule of the tuning file (*rule, when one matches, with *origin);
+ * HC_ALLREDUCE_AUTO when the selector chooses per call. */
+struct hc_tuning_rule;
+int hc_allreduce_fixed(const hc_comm *c, long long bytes, const struct hc_tuning_rule **rule,
+                       int *origin);
+
 /* The plan of a call of `count` elements of r on c (allreduce_select.c); site: the caller's,
  * which is recorded, never decides (ranks may call one allreduce from different sites). */
 void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t count,

@@ -68,10 +68,12 @@ static void lattice_for(hc_comm *c, const hc_params *v, long long bytes, hc_ar_p
             p->lat_how = dims > 0 ? "tuning file" : "HIERCOLL_RING_DIMS";
             return;
         }
-        if (c->rank == 0) /* one line per communicator's first rank, not one per rank */
-            hc_warn_once("ring dims %s do not multiply to the communicator size %d; using the "
-                         "machine's lattice", dims > 0 ? "of the tuning file" : hc_cfg.ring_dims.s,
-                         c->size);
+        if (c->rank == 0 && dims > 0) /* one line per communicator's first rank */
+            hc_warn_once("the tuning file's dims do not multiply to the communicator size %d; "
+                         "using the machine's lattice", c->size);
+        else if (c->rank == 0)
+            hc_warn_once("HIERCOLL_RING_DIMS=%s does not multiply to the communicator size %d; "
+                         "using the machine's lattice", hc_cfg.ring_dims.s, c->size);
     }
     if (c->num_nodes > 1 && c->nodes_regular) {
         int fanout[2] = {c->local_size, c->num_nodes};
@@ -252,25 +254,30 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
     return e->cand[i];
 }
 
+int hc_allreduce_fixed(const hc_comm *c, long long bytes, const hc_tuning_rule **rule,
+                       int *origin)
+{
+    *rule = NULL;
+    if (c->allreduce_choice >= 0) {
+        *origin = HC_ORIGIN_INFO;
+        return c->allreduce_choice;
+    }
+    if (hc_cfg.allreduce.i != HC_ALLREDUCE_AUTO) {
+        *origin = HC_ORIGIN_VAR;
+        return (int)hc_cfg.allreduce.i;
+    }
+    *rule = hc_tuning_rule_for(HC_COLL_ALLREDUCE, bytes, c, NULL, -1);
+    *origin = HC_ORIGIN_FILE;
+    return *rule && !(*rule)->learned ? (*rule)->algo : HC_ALLREDUCE_AUTO;
+}
+
 void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n,
                          uintptr_t site, hc_ar_plan *p)
 {
     memset(p, 0, sizeof *p);
     long long bytes = (long long)n * r->extent;
-    int algo = HC_ALLREDUCE_AUTO;
-    p->origin = HC_ORIGIN_RULE;
-    const hc_tuning_rule *rule = NULL;
-    if (c->allreduce_choice >= 0) {
-        algo = c->allreduce_choice;
-        p->origin = HC_ORIGIN_INFO;
-    } else if (hc_cfg.allreduce.i != HC_ALLREDUCE_AUTO) {
-        algo = (int)hc_cfg.allreduce.i;
-        p->origin = HC_ORIGIN_VAR;
-    } else if ((rule = hc_tuning_rule_for(HC_COLL_ALLREDUCE, bytes, c, NULL, -1)) != NULL &&
-               rule->algo != HC_ALLREDUCE_AUTO && !rule->learned) {
-        algo = rule->algo;
-        p->origin = HC_ORIGIN_FILE;
-    }
+    const hc_tuning_rule *rule;
+    int algo = hc_allreduce_fixed(c, bytes, &rule, &p->origin);
     if (algo == HC_ALLREDUCE_AUTO) {
         int saved = rule && rule->learned && rule->algo != HC_ALLREDUCE_AUTO;
         int start = saved ? rule->algo : builtin_choice(c, bytes);

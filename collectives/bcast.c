@@ -5,7 +5,6 @@
 
 #include "bcast_pack.h"
 #include "bcast_plan.h"
-#include "hc_config.h"
 #include "hc_dtype.h"
 #include "hc_log.h"
 #include "hc_mpi.h"
@@ -105,13 +104,16 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
         return MPI_SUCCESS;
     if (root < 0 || root >= c->size || count < 0)
         return HC_FALLBACK; /* the vendor reports the error */
-    int fixed = c->bcast_choice >= 0 ? c->bcast_choice : (int)hc_cfg.bcast.i;
-    if (fixed == HC_BCAST_VENDOR || c->num_nodes == c->size)
+    if (c->num_nodes == c->size)
         return HC_FALLBACK; /* nobody shares a node: nothing to gain */
     MPI_Count tsize;
     if (hc_type_size(dt, &tsize) != MPI_SUCCESS)
         return HC_FALLBACK;
     size_t m = (size_t)(tsize * count);
+    const struct hc_tuning_rule *rule;
+    int origin;
+    if (hc_bcast_fixed(c, m, &rule, &origin) == HC_BCAST_VENDOR)
+        return HC_FALLBACK; /* asked for: the vendor takes the caller's own arguments */
     if (m == 0)
         return MPI_SUCCESS;
     if ((long long)m > HC_MPI_PACK_ELEMENT_MAX)

@@ -58,6 +58,12 @@ typedef struct hc_bcast_plan {
 /* The queue's construction parameters from the configuration. */
 void hc_bcast_setup(hc_bsetup *s);
 
+/* The algorithm every rank takes for m bytes on c without measuring: the info key,
+ * HIERCOLL_BCAST, else a rule of the tuning file that every rank reads alike (*rule, when
+ * one matches, with *origin); HC_BCAST_AUTO when the node-local roots choose per call. */
+struct hc_tuning_rule;
+int hc_bcast_fixed(const hc_comm *c, size_t m, const struct hc_tuning_rule **rule, int *origin);
+
 /* The plan of a broadcast of m bytes from root on every rank (decider: this rank is a
  * node-local root of the call). site: the caller's call site (0 unknown). */
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,

@@ -159,23 +159,29 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     p->cand = i;
 }
 
+int hc_bcast_fixed(const hc_comm *c, size_t m, const hc_tuning_rule **rule, int *origin)
+{
+    *rule = NULL;
+    if (c->bcast_choice >= 0) {
+        *origin = HC_ORIGIN_INFO;
+        return c->bcast_choice;
+    }
+    if (hc_cfg.bcast.i != HC_BCAST_AUTO) {
+        *origin = HC_ORIGIN_VAR;
+        return (int)hc_cfg.bcast.i;
+    }
+    *rule = hc_tuning_rule_for(HC_COLL_BCAST, (long long)m, c, NULL, -1);
+    *origin = HC_ORIGIN_FILE;
+    return *rule ? (*rule)->algo : HC_BCAST_AUTO;
+}
+
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                      int decider, hc_bcast_plan *p)
 {
     memset(p, 0, sizeof *p);
-    int algo = HC_BCAST_AUTO, origin = HC_ORIGIN_RULE;
-    const hc_tuning_rule *rule = NULL;
-    if (c->bcast_choice >= 0) {
-        algo = c->bcast_choice;
-        origin = HC_ORIGIN_INFO;
-    } else if (hc_cfg.bcast.i != HC_BCAST_AUTO) {
-        algo = (int)hc_cfg.bcast.i;
-        origin = HC_ORIGIN_VAR;
-    } else if ((rule = hc_tuning_rule_for(HC_COLL_BCAST, (long long)m, c, NULL, -1)) != NULL &&
-               rule->algo != HC_BCAST_AUTO) {
-        algo = rule->algo;
-        origin = HC_ORIGIN_FILE;
-    }
+    int origin;
+    const hc_tuning_rule *rule;
+    int algo = hc_bcast_fixed(c, m, &rule, &origin);
     /* Segments pipeline the leaders' step with the nodes' stages; on one node there is none
      * to overlap, and one segment lets readers follow any engine the root picks. */
     const hc_params *rp = rule ? &rule->params : NULL;

@@ -33,5 +33,7 @@ int hc_mapfile_read(hc_mapfile *f, const char *path, char *err, size_t errlen);
 void hc_mapfile_physical_host(const char *host, char *buf, size_t len);
 /* Writes machinefile, rankfile and slurm.hostfile into dir. 0, or -1 with a reason. */
 int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, size_t errlen);
+/* mapping.txt (through a temporary name) and the launcher files into dir. 0, or -1. */
+int hc_mapfile_write_dir(const hc_mapfile *f, const char *dir, char *err, size_t errlen);
 
 #endif

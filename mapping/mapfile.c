@@ -223,3 +223,21 @@ int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, 
         snprintf(err, errlen, "write error in %s", dir);
     return bad ? -1 : 0;
 }
+
+int hc_mapfile_write_dir(const hc_mapfile *f, const char *dir, char *err, size_t errlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/mapping.txt", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)), -1;
+    int bad = hc_mapfile_write(f, out) != 0;
+    bad |= fclose(out) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s", path);
+        remove(tmp);
+        return -1;
+    }
+    return hc_mapfile_write_launchers(f, dir, err, errlen);
+}

@@ -40,22 +40,6 @@ typedef struct hc_host_info {
 } hc_host_info;
 const hc_host_info *hc_host_info_get(void);
 
-/* A host's cores in hwloc's logical (depth-first) order (preload/host_topo.c). */
-#define HC_HOST_TOPO_MAX_PU 65536
-typedef struct hc_host_topo {
-    int ncores, npackages, maxpu;
-    int *core_os; /* [ncores] OS index of the first PU of each core */
-    int *pu_core; /* [maxpu + 1] core position of each PU, -1 if none */
-} hc_host_topo;
-/* This host's, as hwloc sees it here (HWLOC_XMLFILE, HWLOC_SYNTHETIC honoured). 0 or -1. */
-int hc_host_topo_load(hc_host_topo *t);
-void hc_host_topo_free(hc_host_topo *t);
-struct hc_prof_buf;
-/* Appends "C\tHOST\tPACKAGES\tCORES" (cores ';'-separated, each its PUs ','-separated, the
- * core's OS index first): how a node leader tells rank 0 its cores at finalize. */
-void hc_host_topo_line(struct hc_prof_buf *b, const char *host);
-/* HOST's cores from the C line for it in text. 0, or -1 if text has none (or it is bad). */
-int hc_host_topo_find(hc_host_topo *t, const char *text, const char *host);
 /* This rank's virtual node (HIERCOLL_VIRTUAL_NODE_SIZE): the one the launch mapping gives
  * (HIERCOLL_MAPPING), else world rank / k; 0 without virtual nodes. */
 int hc_virtual_node(void);
@@ -66,19 +50,5 @@ void hc_prof_init(void);
  * may be NULL), written into the profile directory as tuning.txt. */
 void hc_prof_finalize(const char *learned);
 void hc_bind_check(void);
-
-/* Where every MPI_COMM_WORLD rank ran, gathered by the profiler at finalize (rank 0). */
-typedef struct hc_placement {
-    int nranks;
-    char (*host)[64]; /* [nranks] host name (virtual nodes: "host#vnode") */
-    int *core;        /* [nranks] OS index of the core */
-    int *numa;        /* [nranks] NUMA node, -1 unknown */
-    const char *topo; /* the node leaders' hc_host_topo_line()s; NULL: all hosts like this one */
-} hc_placement;
-struct hc_graph;
-/* At finalize on rank 0, after the profile files: computes the recommended mapping for the
- * machine the job ran on and writes mapping.txt, machinefile, rankfile, slurm.hostfile and
- * next-run.sh into dir (preload/map_finalize.c). Returns 0, or -1 after one warning. */
-int hc_map_finalize(const char *dir, const struct hc_graph *g, const hc_placement *pl);
 
 #endif

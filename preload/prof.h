@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hc_graph.h"
+#include "hc_hosttopo.h"
+#include "hc_mapfile.h"
 #include "hc_mpi.h"
 #include "hc_preload.h"
 #include "hc_util.h"
@@ -176,8 +179,10 @@ typedef struct hc_prof_data {
     hc_prof_row *rows; /* merged, sorted by src then dst, no duplicates */
     long long nrows;
     hc_prof_rank *ranks;
-    char *text;        /* every rank's text lines (call sites, functions, topologies) */
+    char *text;        /* every rank's text lines (call sites, functions) */
     size_t text_len;
+    hc_host_topo *hosts; /* each host's cores, from its node leader (the real host's name) */
+    int nhosts;
     const char *learned; /* the tuning file of what the run learned (tuning.txt), or NULL */
 } hc_prof_data;
 /* Writes the profile directory; 0, or -1 after one warning. */
@@ -187,5 +192,12 @@ FILE *hc_prof_open(const char *dir, const char *name);
 int hc_prof_close(FILE *f);
 /* callsites.csv, callsites.txt, functions.csv, summary.txt into dir (prof_report.c); 0 or -1. */
 int hc_prof_write_report(const char *dir, const hc_prof_data *d);
+/* After the profile files: the recommended mapping for the machine the job ran on, written
+ * with the launcher files and next-run.sh into dir (map_finalize.c). 0, or -1 after one
+ * warning. */
+int hc_map_finalize(const char *dir, const hc_graph *g, const hc_prof_data *d);
+/* next-run.sh (and next-run.sbatch under Slurm) for the mapping f in dir, launched as this
+ * run was (next_run.c). 0, or -1 after one warning. */
+int hc_write_next_run(const char *dir, const hc_mapfile *f);
 
 #endif

@@ -1,6 +1,6 @@
-/* At MPI_Finalize: every rank's rows, place and text lines are gathered to rank 0 (memory
- * linear in the number of edges, no all-to-all), which merges them and writes the profile. */
-#include <hwloc.h>
+/* At MPI_Finalize: every rank's rows, place and text lines, and each node leader's record of
+ * its host's cores, are gathered to rank 0 (memory linear in the number of edges, no
+ * all-to-all), which merges them and writes the profile. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,23 +40,7 @@ static hc_prof_row *local_rows(long long *count, int *incomplete)
     return rows;
 }
 
-/* The hwloc synthetic description of this host (one rank per host computes it). */
-static void topology_line(hc_prof_buf *b)
-{
-    hwloc_topology_t topo;
-    char syn[1024] = "?";
-    if (hwloc_topology_init(&topo) != 0)
-        return;
-    if (hwloc_topology_load(topo) == 0 &&
-        hwloc_topology_export_synthetic(topo, syn, sizeof syn, 0) < 0 &&
-        hwloc_topology_export_synthetic(topo, syn, sizeof syn,
-                                        HWLOC_TOPOLOGY_EXPORT_SYNTHETIC_FLAG_IGNORE_MEMORY) < 0)
-        strcpy(syn, "?");
-    hwloc_topology_destroy(topo);
-    hc_prof_buf_printf(b, "T\t%s\t%s\n", hc_host_info_get()->host, syn);
-}
-
-static void local_text(hc_prof_buf *b, double npt, int host_leader)
+static void local_text(hc_prof_buf *b, double npt)
 {
     uint64_t calls[HC_PF_COUNT] = {0}, bytes[HC_PF_COUNT] = {0}, ticks[HC_PF_COUNT] = {0};
     for (hc_prof_thread *t = hc_prof_threads; t; t = t->next)
@@ -72,10 +56,47 @@ static void local_text(hc_prof_buf *b, double npt, int host_leader)
                                (unsigned long long)bytes[f], (double)ticks[f] * npt);
     if (hc_prof_depth)
         hc_prof_site_dump(b, npt);
-    if (host_leader) {
-        topology_line(b);
-        hc_host_topo_line(b, hc_host_info_get()->host);
+}
+
+/* A node leader's record of its host's cores, packed for the gather (*len 0: none). */
+static void *host_record(int host_leader, int *len)
+{
+    hc_host_topo t;
+    *len = 0;
+    if (!host_leader || hc_host_topo_load(&t, hc_host_info_get()->host) != 0)
+        return NULL; /* rank 0 then maps this host with its own topology */
+    size_t n = hc_host_topo_packed_size(&t);
+    void *buf = n < INT_MAX / 2 ? malloc(n) : NULL;
+    if (buf) {
+        hc_host_topo_pack(&t, buf);
+        *len = (int)n;
     }
+    hc_host_topo_free(&t);
+    return buf;
+}
+
+/* The gathered records, one after the other, as hosts (rank 0). */
+static hc_host_topo *unpack_hosts(const char *p, long long n, int *nhosts)
+{
+    int cap = 0;
+    hc_host_topo *hosts = NULL;
+    *nhosts = 0;
+    while (n > 0) {
+        if (*nhosts == cap) {
+            cap = cap ? 2 * cap : 8;
+            hc_host_topo *h = realloc(hosts, sizeof *h * (size_t)cap);
+            if (!h)
+                break;
+            hosts = h;
+        }
+        long used = hc_host_topo_unpack(&hosts[*nhosts], p, (size_t)n);
+        if (used <= 0)
+            break; /* cannot happen between ranks of one build; the rest is mapped as here */
+        (*nhosts)++;
+        p += used;
+        n -= used;
+    }
+    return hosts;
 }
 
 static void fill_rank(hc_prof_rank *r, double npt, int incomplete)
@@ -159,7 +180,9 @@ void hc_prof_finalize(const char *learned)
     long long nrows = 0;
     hc_prof_row *rows = local_rows(&nrows, &incomplete);
     hc_prof_buf text = {0};
-    local_text(&text, npt, local_rank == 0);
+    local_text(&text, npt);
+    int topo_len;
+    void *topo = host_record(local_rank == 0, &topo_len);
     hc_prof_rank me;
     fill_rank(&me, npt, incomplete | text.oom);
     /* Beyond what an int count can carry, send nothing rather than fail the gather. */
@@ -174,39 +197,46 @@ void hc_prof_finalize(const char *learned)
 
     /* Sizes first, so rank 0 allocates once. Agreed failure: a rank 0 that cannot allocate
      * tells everyone to send nothing. */
-    int counts[2] = {(int)nrows, (int)text.len}, *all_counts = NULL;
+    int counts[3] = {(int)nrows, (int)text.len, topo_len}, *all_counts = NULL;
     hc_prof_rank *ranks = NULL;
     if (root) {
-        all_counts = malloc(sizeof(int) * 2 * (size_t)n);
+        all_counts = malloc(sizeof(int) * 3 * (size_t)n);
         ranks = malloc(sizeof *ranks * (size_t)n);
     }
-    PMPI_Gather(counts, 2, MPI_INT, all_counts, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    PMPI_Gather(counts, 3, MPI_INT, all_counts, 3, MPI_INT, 0, MPI_COMM_WORLD);
     PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
 
-    int *rcount = NULL, *rdispl = NULL, *tcount = NULL, *tdispl = NULL;
+    int *rcount = NULL, *rdispl = NULL, *tcount = NULL, *tdispl = NULL, *hcount = NULL,
+        *hdispl = NULL;
     hc_prof_row *all_rows = NULL;
-    char *all_text = NULL;
-    long long total_rows = 0, total_text = 0;
+    char *all_text = NULL, *all_topo = NULL;
+    long long total_rows = 0, total_text = 0, total_topo = 0;
     int ok = 1;
     if (root) {
         rcount = malloc(sizeof(int) * (size_t)n);
         rdispl = malloc(sizeof(int) * (size_t)n);
         tcount = malloc(sizeof(int) * (size_t)n);
         tdispl = malloc(sizeof(int) * (size_t)n);
-        ok = all_counts && ranks && rcount && rdispl && tcount && tdispl;
+        hcount = malloc(sizeof(int) * (size_t)n);
+        hdispl = malloc(sizeof(int) * (size_t)n);
+        ok = all_counts && ranks && rcount && rdispl && tcount && tdispl && hcount && hdispl;
         for (int r = 0; ok && r < n; r++) {
-            rcount[r] = all_counts[2 * r];
-            tcount[r] = all_counts[2 * r + 1];
+            rcount[r] = all_counts[3 * r];
+            tcount[r] = all_counts[3 * r + 1];
+            hcount[r] = all_counts[3 * r + 2];
             rdispl[r] = (int)total_rows;
             tdispl[r] = (int)total_text;
+            hdispl[r] = (int)total_topo;
             total_rows += rcount[r];
             total_text += tcount[r];
+            total_topo += hcount[r];
         }
-        ok = ok && total_rows < INT_MAX && total_text < INT_MAX;
+        ok = ok && total_rows < INT_MAX && total_text < INT_MAX && total_topo < INT_MAX;
         if (ok) {
             all_rows = malloc(sizeof *all_rows * (size_t)(total_rows ? total_rows : 1));
             all_text = malloc((size_t)total_text + 1);
-            ok = all_rows && all_text;
+            all_topo = malloc((size_t)total_topo + 1);
+            ok = all_rows && all_text && all_topo;
         }
         if (!ok)
             hc_warn("profile not written: out of memory gathering %lld rows", total_rows);
@@ -221,6 +251,8 @@ void hc_prof_finalize(const char *learned)
         PMPI_Type_free(&row_type);
         PMPI_Gatherv(text.p, (int)text.len, MPI_CHAR, all_text, tcount, tdispl, MPI_CHAR, 0,
                      MPI_COMM_WORLD);
+        PMPI_Gatherv(topo, topo_len, MPI_BYTE, all_topo, hcount, hdispl, MPI_BYTE, 0,
+                     MPI_COMM_WORLD);
     }
     if (root && ok) {
         all_text[total_text] = 0;
@@ -231,7 +263,11 @@ void hc_prof_finalize(const char *learned)
                           .text = all_text,
                           .text_len = (size_t)total_text,
                           .learned = learned};
+        d.hosts = unpack_hosts(all_topo, total_topo, &d.nhosts);
         hc_prof_write(hc_cfg.profile.s, &d);
+        for (int h = 0; h < d.nhosts; h++)
+            hc_host_topo_free(&d.hosts[h]);
+        free(d.hosts);
     }
     free(all_counts);
     free(ranks);
@@ -239,8 +275,12 @@ void hc_prof_finalize(const char *learned)
     free(rdispl);
     free(tcount);
     free(tdispl);
+    free(hcount);
+    free(hdispl);
     free(all_rows);
     free(all_text);
+    free(all_topo);
+    free(topo);
     free(rows);
     free(text.p);
     free_threads();

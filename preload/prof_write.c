@@ -139,30 +139,18 @@ static int write_ranks(const char *dir, const hc_prof_data *d)
     return hc_prof_close(f);
 }
 
-/* The synthetic topology a rank of real host `host` sent ("T\thost\tsyn" lines), or "?". */
-static const char *host_topology(const hc_prof_data *d, const char *host, char *out, size_t len)
-{
-    size_t hl = strlen(host);
-    snprintf(out, len, "?");
-    for (const char *p = d->text; p && *p;) {
-        const char *eol = strchr(p, '\n');
-        size_t ll = eol ? (size_t)(eol - p) : strlen(p);
-        if (ll > hl + 3 && p[0] == 'T' && p[1] == '\t' && strncmp(p + 2, host, hl) == 0 &&
-            p[2 + hl] == '\t') {
-            snprintf(out, len, "%.*s", (int)(ll - hl - 3), p + hl + 3);
-            break;
-        }
-        p = eol ? eol + 1 : NULL;
-    }
-    return out;
-}
-
+/* Where the ranks ran, each host's topology and cores as its node leader read them, and the
+ * Slurm allocation the job ran in. */
 static int write_machine(const char *dir, const hc_prof_data *d)
 {
     FILE *f = hc_prof_open(dir, "machine.txt");
     if (!f)
         return -1;
     fprintf(f, "# hiercoll machine v1\n");
+    const char *job = getenv("SLURM_JOB_ID"), *nodes = getenv("SLURM_JOB_NODELIST");
+    const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (job && nodes && cpus && !strpbrk(nodes, " \t\n") && !strpbrk(cpus, " \t\n"))
+        fprintf(f, "slurm job %s nodes %s cpus_per_node %s\n", job, nodes, cpus);
     for (int r = 0; r < d->nranks; r++)
         fprintf(f, "rank %d host %s core %d numa %d\n", r, d->ranks[r].host, d->ranks[r].core,
                 d->ranks[r].numa);
@@ -172,13 +160,14 @@ static int write_machine(const char *dir, const hc_prof_data *d)
             first = strcmp(d->ranks[q].host, d->ranks[r].host) != 0;
         if (!first)
             continue;
-        char real[64], syn[1024];
-        snprintf(real, sizeof real, "%s", d->ranks[r].host);
-        char *hash = strchr(real, '#');
-        if (hash)
-            *hash = 0; /* a virtual node runs on its real host */
-        fprintf(f, "host %s topology %s\n", d->ranks[r].host,
-                host_topology(d, real, syn, sizeof syn));
+        char real[HC_MAPFILE_HOSTLEN], cores[8192];
+        hc_mapfile_physical_host(d->ranks[r].host, real, sizeof real); /* a virtual node's */
+        int t = hc_host_topo_find(d->hosts, d->nhosts, real);
+        fprintf(f, "host %s topology %s\n", d->ranks[r].host, t >= 0 ? d->hosts[t].synthetic : "?");
+        if (t >= 0) {
+            hc_host_topo_format(&d->hosts[t], cores, sizeof cores);
+            fprintf(f, "host %s cores %s\n", d->ranks[r].host, cores);
+        }
     }
     return hc_prof_close(f);
 }
@@ -272,24 +261,7 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
     else
         hc_log(NULL, "profile written to %s", final);
 
-    /* Placement of every rank as run, for the recommended mapping. */
-    hc_placement pl = {.nranks = d->nranks, .topo = d->text};
-    pl.host = malloc(sizeof *pl.host * (size_t)d->nranks);
-    pl.core = malloc(sizeof(int) * (size_t)d->nranks);
-    pl.numa = malloc(sizeof(int) * (size_t)d->nranks);
-    if (pl.host && pl.core && pl.numa) {
-        for (int r = 0; r < d->nranks; r++) {
-            memcpy(pl.host[r], d->ranks[r].host, sizeof pl.host[r]);
-            pl.core[r] = d->ranks[r].core;
-            pl.numa[r] = d->ranks[r].numa;
-        }
-        hc_map_finalize(final, &g, &pl);
-    } else {
-        hc_warn("no mapping recommended: out of memory");
-    }
-    free(pl.host);
-    free(pl.core);
-    free(pl.numa);
+    hc_map_finalize(final, &g, d);
     hc_graph_free(&g);
     return 0;
 }

@@ -35,7 +35,7 @@ timeout -k 5 120 "$CLUSTER" exec h1 env HIERCOLL_MACHINE_FILE="$TMP/perf.txt" "$
 m=$TMP/p/machine.txt
 [ "$(awk '$1 == "rank" { print $4 }' "$m" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "h1:2 h2:2 h3:6 " ] ||
     { cat "$m"; fail "machine.txt does not place ranks on h1, h2, h3 as launched"; }
-topo_of() { awk -v h="$1" '$1 == "host" && $2 == h { sub(/^host [^ ]+ topology /, ""); print }' "$m"; }
+topo_of() { awk -v h="$1" '$1 == "host" && $2 == h && $3 == "topology" { sub(/^host [^ ]+ topology /, ""); print }' "$m"; }
 [ -n "$(topo_of h1)" ] && [ "$(topo_of h1)" = "$(topo_of h2)" ] || { cat "$m"; fail "h1, h2 topologies"; }
 [ "$(topo_of h3)" != "$(topo_of h1)" ] || { cat "$m"; fail "h3 does not show its own topology"; }
 

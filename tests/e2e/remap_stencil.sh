@@ -28,11 +28,12 @@ expect_in p1/mapping.txt '^bandwidths 1e\+09,2e\+10$'
 awk -F'[: ]' '!/^#/ {n += $2} END {exit n != 8}' p1/machinefile || fail "machinefile: not 8 ranks"
 expect_in p1/machinefile 'binding=user:[0-9]'
 if [ "$HC_FAMILY" = ompi ]; then
-    expect_in p1/next-run.sh "--rankfile '$TMP/p1/rankfile'"
-    expect_in p1/next-run.sh " -x 'HIERCOLL_MAPPING=$TMP/p1/mapping.txt' '$APP' '--quick'\$"
+    expect_in p1/next-run.sh '--rankfile "\$map/rankfile"'
+    expect_in p1/next-run.sh " -x \"HIERCOLL_MAPPING=\\\$map/mapping.txt\" '$APP' '--quick'\$"
 else
-    expect_in p1/next-run.sh "bind --mapping '$TMP/p1/mapping.txt' -- '$APP' '--quick'"
+    expect_in p1/next-run.sh "bind --mapping \"\\\$map/mapping.txt\" -- '$APP' '--quick'"
 fi
+expect_in p1/next-run.sh "^prof='$TMP/p1'\$"
 
 # cost PLACEMENT: model cost max over ranks from the task graph; PLACEMENT lines "rank host core"
 cost() {

@@ -248,6 +248,10 @@ static void tp_check_ranks_machine(void)
             ranks++;
         } else if (sscanf(line, "host %127s topology %3999[^\n]", host, topo) == 2) {
             hosts++;
+        } else if (sscanf(line, "host %127s cores %d %3999s", host, &core, topo) == 3) {
+            HC_T_CHECK(core >= 1, "machine.txt: %d packages on %s", core, host);
+        } else if (!strncmp(line, "slurm job ", 10)) {
+            HC_T_CHECK(getenv("SLURM_JOB_ID") != NULL, "machine.txt: a Slurm job outside Slurm");
         } else {
             HC_T_CHECK(0, "machine.txt: unexpected line '%s'", line);
         }

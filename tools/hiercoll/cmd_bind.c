@@ -1,7 +1,11 @@
 /* hiercoll bind --mapping FILE -- PROGRAM ARGS: binds this process to the core the mapping
  * gives its rank, then runs the program in its place. Used under the launcher:
  *   mpiexec.mpich -n 8 hiercoll bind --mapping mapping.txt -- ./app args
- * The rank comes from PMI_RANK, PMI_ID, SLURM_PROCID or OMPI_COMM_WORLD_RANK. */
+ *   srun -n 8 --distribution=arbitrary hiercoll bind --mapping mapping.txt \
+ *        --preload libhiercoll.so --env HIERCOLL_X=1 -- ./app args
+ * The rank comes from PMI_RANK, PMI_ID, SLURM_PROCID or OMPI_COMM_WORLD_RANK. A rank on
+ * another host than its mapped one, or a core outside the CPUs this process may use (those
+ * Slurm's or the launcher's binding gave it), is an error, never a silent wrong binding. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -14,11 +18,16 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hiercoll bind --mapping FILE [--quiet] -- PROGRAM [ARGS...]\n"
+    fprintf(out, "usage: hiercoll bind --mapping FILE [--preload LIB] [--env NAME=VALUE]...\n"
+                 "                     [--quiet] -- PROGRAM [ARGS...]\n"
                  "  Binds this rank to the core FILE (a mapping.txt) assigns it, sets\n"
                  "  HIERCOLL_MAPPING=FILE so the preload checks it, and runs PROGRAM.\n"
                  "  The rank is read from PMI_RANK, PMI_ID, SLURM_PROCID or OMPI_COMM_WORLD_RANK.\n"
-                 "Exit status: PROGRAM's; 1 if binding failed, 2 usage error.\n");
+                 "  --preload LIB     PROGRAM runs with LIB in LD_PRELOAD (not this command)\n"
+                 "  --env NAME=VALUE  PROGRAM runs with NAME set to VALUE\n"
+                 "  --quiet           no warning when the mapping's host has another name\n"
+                 "Exit status: PROGRAM's; 1 if binding failed (another host, a core this\n"
+                 "process may not use), 2 usage error.\n");
 }
 
 static int my_rank(void)
@@ -37,9 +46,23 @@ static int my_rank(void)
     return -1;
 }
 
+/* Prepends lib to LD_PRELOAD for the program. */
+static int add_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *v = malloc(n);
+    if (!v)
+        return -1;
+    snprintf(v, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("LD_PRELOAD", v, 1);
+    free(v);
+    return rc;
+}
+
 int hc_cmd_bind(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *preload = NULL;
     int quiet = 0, i = 1;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
@@ -54,6 +77,17 @@ int hc_cmd_bind(int argc, char **argv)
             path = argv[i] + 10;
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(argv[i], "--preload") && i + 1 < argc) {
+            preload = argv[++i];
+        } else if (!strcmp(argv[i], "--env") && i + 1 < argc) {
+            char *eq = strchr(argv[++i], '=');
+            if (!eq || eq == argv[i]) {
+                fprintf(stderr, "hiercoll bind: --env '%s' is not NAME=VALUE\n", argv[i]);
+                return HC_EXIT_USAGE;
+            }
+            *eq = 0;
+            setenv(argv[i], eq + 1, 1);
+            *eq = '=';
         } else {
             fprintf(stderr, "hiercoll bind: unexpected '%s'\n", argv[i]);
             usage(stderr);
@@ -86,13 +120,29 @@ int hc_cmd_bind(int argc, char **argv)
     char host[HC_MAPFILE_HOSTLEN], me[256] = "";
     hc_mapfile_physical_host(f.host[rank], host, sizeof host);
     gethostname(me, sizeof me - 1);
+    /* Under Slurm the host is decided by the allocation: another one is a wrong placement,
+     * not a name (the mapping's hosts are Slurm's node names, which are the host names). */
+    if (strcmp(host, me) != 0 && getenv("SLURM_JOB_ID")) {
+        fprintf(stderr, "hiercoll bind: rank %d is on %s, but %s puts it on %s (another "
+                        "allocation: map again with hiercoll map --profile DIR --allocation)\n",
+                rank, me, path, host);
+        hc_mapfile_free(&f);
+        return HC_EXIT_FAIL;
+    }
     if (strcmp(host, me) != 0 && !quiet)
         fprintf(stderr, "hiercoll bind: rank %d is on %s, the mapping puts it on %s\n", rank, me,
                 host);
-    cpu_set_t set;
+    cpu_set_t set, allowed;
     CPU_ZERO(&set);
     if (core >= CPU_SETSIZE) {
         fprintf(stderr, "hiercoll bind: core %d out of range\n", core);
+        hc_mapfile_free(&f);
+        return HC_EXIT_FAIL;
+    }
+    /* the CPUs this process may use: a cgroup's (Slurm's cores of the job), or the launcher's */
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && !CPU_ISSET(core, &allowed)) {
+        fprintf(stderr, "hiercoll bind: rank %d: core %d of %s is not among the CPUs this "
+                        "process may use on %s\n", rank, core, path, me);
         hc_mapfile_free(&f);
         return HC_EXIT_FAIL;
     }
@@ -105,6 +155,10 @@ int hc_cmd_bind(int argc, char **argv)
     }
     hc_mapfile_free(&f);
     setenv("HIERCOLL_MAPPING", path, 0);
+    if (preload && add_preload(preload) != 0) {
+        fprintf(stderr, "hiercoll bind: out of memory\n");
+        return HC_EXIT_FAIL;
+    }
     execvp(argv[i], argv + i);
     fprintf(stderr, "hiercoll bind: cannot run %s: %s\n", argv[i], strerror(errno));
     return 127;

@@ -12,6 +12,7 @@
 #include "hc_map.h"
 #include "hc_mapfile.h"
 #include "hc_util.h"
+#include "map_alloc.h"
 
 static void usage(FILE *out)
 {
@@ -19,6 +20,7 @@ static void usage(FILE *out)
             "usage: hiercoll map --graph FILE (--machine SPEC --bandwidths LIST | --machine-matrix "
             "FILE)\n"
             "                    [--unavailable LIST] [--algo NAME] [--seed N] [--out DIR] [--json]\n"
+            "       hiercoll map --profile DIR --allocation [--out DIR]\n"
             "  --graph FILE           task graph, METIS format (a profile's taskgraph.graph)\n"
             "  --machine SPEC         tree of levels, e.g. 'node:4 package:2 core:4'\n"
             "  --bandwidths LIST      bytes/s per level from the top, e.g. 2e9,6e9,8e9\n"
@@ -29,6 +31,11 @@ static void usage(FILE *out)
             "  --seed N               seed of the partitioner and refinement (default 1)\n"
             "  --out DIR              write mapping.txt, machinefile, rankfile, slurm.hostfile\n"
             "  --json                 print algorithm, cost_max, cost_sum, baselines, mapping\n"
+            "  --profile DIR --allocation\n"
+            "                         inside a Slurm allocation: prints DIR when its mapping\n"
+            "                         fits the allocation's hosts and CPUs, else maps DIR's task\n"
+            "                         graph again onto them as finalize would, into --out\n"
+            "                         (default DIR/alloc-JOBID), and prints that (next-run.sh)\n"
             "Exit status: 0 mapped, 1 failed (bad file, not enough cores), 2 usage error.\n");
 }
 
@@ -85,10 +92,11 @@ int hc_cmd_map(int argc, char **argv)
         {"unavailable", required_argument, 0, 'u'}, {"algo", required_argument, 0, 'a'},
         {"seed", required_argument, 0, 's'},        {"out", required_argument, 0, 'o'},
         {"json", no_argument, 0, 'j'},              {"help", no_argument, 0, 'h'},
+        {"profile", required_argument, 0, 'P'},     {"allocation", no_argument, 0, 'A'},
         {0, 0, 0, 0}};
     const char *graph = NULL, *spec = NULL, *bws = NULL, *matrix = NULL, *unavail = NULL;
-    const char *outdir = NULL;
-    int algo = HC_MAPALGO_AUTO, json = 0, c;
+    const char *outdir = NULL, *profile = NULL;
+    int algo = HC_MAPALGO_AUTO, json = 0, allocation = 0, c;
     long seed = 1;
     optind = 1;
     opterr = 0;
@@ -101,6 +109,8 @@ int hc_cmd_map(int argc, char **argv)
         case 'u': unavail = optarg; break;
         case 'o': outdir = optarg; break;
         case 'j': json = 1; break;
+        case 'P': profile = optarg; break;
+        case 'A': allocation = 1; break;
         case 'h': usage(stdout); return HC_EXIT_OK;
         case 'a':
             if ((algo = hc_map_algo_parse(optarg)) < 0) {
@@ -118,6 +128,14 @@ int hc_cmd_map(int argc, char **argv)
             usage(stderr);
             return HC_EXIT_USAGE;
         }
+    }
+    if (profile || allocation) {
+        if (!profile || !allocation || optind < argc || graph || spec || matrix || json) {
+            fprintf(stderr, "hiercoll map: --profile DIR goes with --allocation (and --out) "
+                            "only\n");
+            return HC_EXIT_USAGE;
+        }
+        return hc_map_allocation(profile, outdir);
     }
     if (optind < argc || !graph || (!spec == !matrix) || (spec && !bws) || (matrix && bws)) {
         fprintf(stderr, "hiercoll map: need --graph and either --machine with --bandwidths or "

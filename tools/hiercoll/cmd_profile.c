@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "hc_cli.h"
 #include "launcher.h"
+#include "profile_srun.h"
 
 static void usage(FILE *out)
 {
@@ -20,12 +21,16 @@ static void usage(FILE *out)
             "usage: hiercoll profile [--out DIR] [--mpi mpich|ompi] [--] LAUNCHER ARGS...\n"
             "  e.g. hiercoll profile --out prof -- mpiexec.mpich -n 4 ./app input\n"
             "       hiercoll profile --out prof -- mpirun.openmpi -n 4 ./app input\n"
+            "       hiercoll profile --out prof -- srun -n 4 --mpi=pmi2 ./app input\n"
             "  Runs the command with libhiercoll.so preloaded and HIERCOLL_PROFILE=DIR; at\n"
             "  MPI_Finalize rank 0 writes the profile and the recommended mapping into DIR.\n"
             "  --out DIR   profile directory (default hiercoll-profile-YYYYmmdd-HHMMSS)\n"
             "  --mpi F     the program's MPI family when the launcher does not tell (srun):\n"
-            "              mpich (default) or ompi (libhiercoll-ompi.so)\n"
-            "  MPICH's Hydra gets -genv, Open MPI's mpirun.openmpi -x; other launchers the environment.\n");
+            "              mpich or ompi (libhiercoll-ompi.so); default: the MPI library\n"
+            "              the program links, else mpich\n"
+            "  MPICH's Hydra gets -genv, Open MPI's mpirun.openmpi -x, srun --export; other\n"
+            "  launchers the environment. Under sbatch or salloc, run hiercoll profile inside\n"
+            "  the job: salloc -N 2 hiercoll profile -- srun ./app\n");
 }
 
 static int print_file(const char *dir, const char *name)
@@ -136,8 +141,20 @@ int hc_cmd_profile(int argc, char **argv)
     }
     /* The launcher says the family, and how it passes variables to the ranks (keeping
      * itself free of the library); --mpi decides for launchers that do not tell. */
+    const char *b = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+    if (!strcmp(b, "sbatch") || !strcmp(b, "salloc")) {
+        fprintf(stderr, "hiercoll profile: %s does not run the MPI launcher itself: run "
+                        "hiercoll profile inside the job (e.g. salloc -N 2 hiercoll profile "
+                        "-- srun ./app)\n", b);
+        return HC_EXIT_USAGE;
+    }
+    int srun = hc_launch_by_name(argv[optind]) == HC_LAUNCH_SRUN;
     hc_mpi_family launcher = hc_launcher_family(argv[optind]);
     hc_mpi_family fam = forced != HC_UNKNOWN_MPI ? forced : launcher;
+    if (srun && fam == HC_UNKNOWN_MPI) { /* srun serves both: the program tells */
+        int prog = hc_launch_program_index(HC_LAUNCH_SRUN, argv + optind, argc - optind);
+        fam = prog < argc - optind ? hc_program_family(argv[optind + prog]) : HC_UNKNOWN_MPI;
+    }
     const char *lib = hc_preload_lib(hc_family_suffix(fam));
     if (!lib)
         return HC_EXIT_FAIL;
@@ -155,18 +172,29 @@ int hc_cmd_profile(int argc, char **argv)
     int n = 0;
     args[n++] = argv[optind];
     setenv("HIERCOLL_PROFILE", dir, 1);
-    if (launcher != HC_UNKNOWN_MPI) {
+    char **srun_cmd = NULL, *export = NULL;
+    if (srun) {
+        if (!(srun_cmd = hc_srun_command(argv + optind, argc - optind, lib, dir, &export))) {
+            free(args);
+            free(existed);
+            return HC_EXIT_FAIL;
+        }
+        free(args);
+        args = srun_cmd;
+    } else if (launcher != HC_UNKNOWN_MPI) {
         hc_launcher_env(launcher, args, &n, "LD_PRELOAD", lib);
         hc_launcher_env(launcher, args, &n, "HIERCOLL_PROFILE", dir);
     } else {
         hc_env_add_preload(lib);
     }
-    for (int i = optind + 1; i < argc; i++)
+    for (int i = optind + 1; !srun && i < argc; i++)
         args[n++] = argv[i];
-    args[n] = NULL;
+    if (!srun)
+        args[n] = NULL;
 
     fprintf(stderr, "hiercoll profile: running with the profiler, profile in %s\n", dir);
     int rc = hc_run(args);
+    free(export);
     free(args);
     if (rc != 0)
         fprintf(stderr, "hiercoll profile: the program failed (exit status %d)\n", rc);
@@ -184,6 +212,8 @@ int hc_cmd_profile(int argc, char **argv)
     }
     if (strcmp(written, dir) != 0)
         fprintf(stderr, "hiercoll profile: %s existed: the profile is in %s\n", dir, written);
+    if (srun && hc_srun_next_run(written, argv + optind, argc - optind, lib, fam) != 0)
+        rc = -1;
     const char *d = written;
     printf("\nProfile: %s\n", d);
     static const char *files[] = {"taskgraph.graph", "comm_bytes.csv", "comm_msgs.csv",

@@ -1,6 +1,7 @@
 /* MPI launchers: see launcher.h. */
 #include "launcher.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,13 @@ static const char *base(const char *p)
 
 static hc_mpi_family by_name(const char *name)
 {
-    const char *b = base(name);
-    if (strstr(b, "mpich") || strstr(b, "hydra"))
-        return HC_MPICH;
-    if (strstr(b, "openmpi") || !strcmp(b, "orterun") || !strcmp(b, "prterun"))
-        return HC_OMPI;
-    return HC_UNKNOWN_MPI;
+    hc_launch_kind k = hc_launch_by_name(name);
+    if (k != HC_LAUNCH_NONE)
+        return hc_launch_family(k);
+    const char *b = base(name); /* mpiexec.mpich-4.0 and the like */
+    return strstr(b, "mpich") || strstr(b, "hydra") ? HC_MPICH
+           : strstr(b, "openmpi")                   ? HC_OMPI
+                                                    : HC_UNKNOWN_MPI;
 }
 
 /* The launcher's path as the shell would run it (PATH searched). */
@@ -43,7 +45,8 @@ hc_mpi_family hc_launcher_family(const char *launcher)
 {
     hc_mpi_family f = by_name(launcher);
     char path[PATH_MAX], real[PATH_MAX];
-    if (f != HC_UNKNOWN_MPI || find_in_path(launcher, path, sizeof path) != 0)
+    if (f != HC_UNKNOWN_MPI || hc_launch_by_name(launcher) == HC_LAUNCH_SRUN ||
+        find_in_path(launcher, path, sizeof path) != 0)
         return f;
     if (realpath(path, real) && (f = by_name(real)) != HC_UNKNOWN_MPI)
         return f; /* an unsuffixed name -> /etc/alternatives/... -> /usr/bin/orterun */
@@ -61,12 +64,32 @@ hc_mpi_family hc_launcher_family(const char *launcher)
     return f;
 }
 
-hc_mpi_family hc_family_named(const char *name)
+hc_mpi_family hc_program_family(const char *program)
 {
-    return !strcmp(name, "mpich") ? HC_MPICH : !strcmp(name, "ompi") ? HC_OMPI : HC_UNKNOWN_MPI;
+    char path[PATH_MAX];
+    if (find_in_path(program, path, sizeof path) != 0)
+        return HC_UNKNOWN_MPI;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return HC_UNKNOWN_MPI;
+    /* The dynamic section's library names are plain strings in the file: enough to tell the
+     * two families apart without an ELF reader. */
+    hc_mpi_family f = HC_UNKNOWN_MPI;
+    static char buf[1 << 16];
+    const char *const mpich = "libmpich.so", *const ompi = "libmpi.so.4";
+    ssize_t n, keep = 0;
+    while (f == HC_UNKNOWN_MPI && (n = read(fd, buf + keep, sizeof buf - (size_t)keep)) > 0) {
+        n += keep;
+        if (memmem(buf, (size_t)n, mpich, strlen(mpich)))
+            f = HC_MPICH;
+        else if (memmem(buf, (size_t)n, ompi, strlen(ompi)))
+            f = HC_OMPI;
+        keep = n < 16 ? n : 16; /* a name across two reads */
+        memmove(buf, buf + n - keep, (size_t)keep);
+    }
+    close(fd);
+    return f;
 }
-
-const char *hc_family_suffix(hc_mpi_family f) { return f == HC_OMPI ? "-ompi" : ""; }
 
 void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
 {

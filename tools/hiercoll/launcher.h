@@ -1,18 +1,17 @@
-/* MPI launchers as the hiercoll command drives them: which MPI family a launcher belongs to,
- * the library and MPI tools built for that family, and how the launcher sets a variable in
- * every rank. */
-#ifndef HC_LAUNCHER_H
-#define HC_LAUNCHER_H
+/* MPI launchers as the hiercoll command drives them, beyond what the launcher module knows
+ * (mapping/hc_launcher.h): the family of a launcher that does not say it by its name, and the
+ * options the command adds to run its MPI tools. */
+#ifndef HC_CLI_LAUNCHER_H
+#define HC_CLI_LAUNCHER_H
 
-typedef enum { HC_MPICH, HC_OMPI, HC_UNKNOWN_MPI } hc_mpi_family;
+#include "hc_launcher.h"
 
-/* By the launcher's name (mpiexec.mpich, mpiexec.hydra, mpirun.openmpi, orterun), the file a
- * launcher name without a family suffix resolves to, else what `LAUNCHER --version` says. */
+/* By the launcher's name (hc_launch_by_name), the file a launcher name without a family
+ * suffix resolves to, else what `LAUNCHER --version` says. HC_UNKNOWN_MPI for srun. */
 hc_mpi_family hc_launcher_family(const char *launcher);
-/* "mpich" / "ompi" as given to --mpi; HC_UNKNOWN_MPI otherwise. */
-hc_mpi_family hc_family_named(const char *name);
-/* The suffix of the family's library and tools: "" (MPICH, and unknown), "-ompi". */
-const char *hc_family_suffix(hc_mpi_family f);
+/* The family of an MPI program by the MPI library it links (libmpich: MPICH, libmpi.so.40:
+ * Open MPI), found on PATH when it has no slash; HC_UNKNOWN_MPI if neither. */
+hc_mpi_family hc_program_family(const char *program);
 
 /* Appends to args[*n...] the options that set NAME=VALUE in every rank: -genv NAME VALUE
  * (Hydra), -x NAME=VALUE (Open MPI). */

@@ -1,0 +1,131 @@
+/* The machine model of a job's hosts and the recommended mapping on it: see hc_model.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hc_bandwidth.h"
+#include "hc_map.h"
+#include "hc_model.h"
+
+int hc_model_build(hc_model *md, const hc_model_host *hosts, int nhosts, int nranks,
+                   const char *bw_list, const char *bw_file, char *warn, size_t warnlen,
+                   char *err, size_t errlen)
+{
+    memset(md, 0, sizeof *md);
+    warn[0] = 0;
+    if (nhosts < 1 || nranks < 1)
+        return snprintf(err, errlen, "no hosts or no ranks"), -1;
+    int C = 0, P = hosts[0].topo.npackages, total = 0, launch_slots = 1;
+    for (int h = 0; h < nhosts; h++) {
+        const hc_model_host *x = &hosts[h];
+        int usable = x->usable > 0 && x->usable < x->topo.ncores ? x->usable : x->topo.ncores;
+        C = x->topo.ncores > C ? x->topo.ncores : C;
+        total += usable;
+        int s = (x->ranks + usable - 1) / usable;
+        launch_slots = s > launch_slots ? s : launch_slots;
+    }
+    for (int h = 0; h < nhosts; h++)
+        if (hosts[h].topo.npackages != P || hosts[h].topo.ncores != C)
+            P = 1;
+    int need = (nranks + total - 1) / total, slots = launch_slots > need ? launch_slots : need;
+    char spec[256];
+    int o = snprintf(spec, sizeof spec, "node:%d", nhosts);
+    if (P > 1)
+        o += snprintf(spec + o, sizeof spec - (size_t)o, " package:%d", P);
+    o += snprintf(spec + o, sizeof spec - (size_t)o, " core:%d", C / P);
+    if (slots > 1)
+        snprintf(spec + o, sizeof spec - (size_t)o, " slot:%d", slots);
+    double bw[HC_MACHINE_MAX_LEVELS] = {1, 1, 1, 1};
+    int L = 2 + (P > 1) + (slots > 1);
+    if (hc_machine_from_synthetic(&md->m, spec, bw, L, err, errlen) != 0)
+        return -1;
+    int per = C * slots;
+    for (int h = 0; h < nhosts; h++) {
+        const hc_model_host *x = &hosts[h];
+        int usable = x->usable > 0 && x->usable < x->topo.ncores ? x->usable : x->topo.ncores;
+        for (int c = 0; c < C; c++)
+            for (int s = 0; s < slots; s++)
+                md->m.avail[h * per + c * slots + s] = c < usable && s < need;
+    }
+    const char *names[HC_MACHINE_MAX_LEVELS];
+    for (int l = 0; l < md->m.nlevels; l++)
+        names[l] = md->m.name[l];
+    hc_bandwidths(names, md->m.nlevels, bw_list, bw_file, md->m.bw, md->bwdesc,
+                  sizeof md->bwdesc, warn, warnlen);
+    md->nhosts = nhosts;
+    md->cores = C;
+    md->slots = slots;
+    md->need = need;
+    md->hosts = hosts;
+    return 0;
+}
+
+void hc_model_free(hc_model *md)
+{
+    hc_machine_free(&md->m);
+    memset(md, 0, sizeof *md);
+}
+
+void hc_model_launched(const hc_model *md, const int *host, const int *cpu, int nranks,
+                       int *launched)
+{
+    int C = md->cores, per = C * md->slots;
+    int *fill = calloc((size_t)md->nhosts * (size_t)C, sizeof(int));
+    for (int r = 0; r < nranks; r++) {
+        const hc_host_topo *t = &md->hosts[host[r]].topo;
+        int pu = cpu[r], pos = pu >= 0 && pu <= t->maxpu ? t->pu_core[pu] : -1;
+        if (pos < 0)
+            pos = 0;
+        int used = fill ? fill[host[r] * C + pos]++ : 0;
+        launched[r] = host[r] * per + pos * md->slots + (used < md->slots ? used : md->slots - 1);
+    }
+    free(fill);
+}
+
+int hc_model_recommend(const hc_graph *g, const hc_model *md, int algo, const int *launched,
+                       hc_mapfile *f, char *err, size_t errlen)
+{
+    int n = g->n, per = md->cores * md->slots;
+    int *map = malloc(sizeof(int) * (size_t)n), *base = malloc(sizeof(int) * (size_t)n);
+    char name[64];
+    int rc = -1;
+    if (!map || !base || hc_mapfile_alloc(f, n) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (hc_map_compute(g, &md->m, (hc_map_algo)algo, 1, map, name, sizeof name, err, errlen))
+        goto out;
+    snprintf(f->algorithm, sizeof f->algorithm, "%s", name);
+    hc_machine_format(&md->m, f->machine, sizeof f->machine);
+    int o = 0;
+    for (int l = 0; l < md->m.nlevels; l++)
+        o += snprintf(f->bandwidths + o, sizeof f->bandwidths - (size_t)o, "%s%.6g", l ? "," : "",
+                      md->m.bw[l]);
+    hc_map_cost c;
+    if (launched) {
+        c = hc_map_cost_eval(g, &md->m, launched);
+        f->cost[f->ncosts++] = (hc_mapfile_cost){"launched", c.max, c.sum};
+    }
+    if (hc_map_tml(g, &md->m, base) == 0) {
+        c = hc_map_cost_eval(g, &md->m, base);
+        f->cost[f->ncosts++] = (hc_mapfile_cost){"tml", c.max, c.sum};
+    }
+    if (hc_map_tmrr(g, &md->m, base) == 0) {
+        c = hc_map_cost_eval(g, &md->m, base);
+        f->cost[f->ncosts++] = (hc_mapfile_cost){"tmrr", c.max, c.sum};
+    }
+    c = hc_map_cost_eval(g, &md->m, map);
+    f->cost[f->ncosts++] = (hc_mapfile_cost){"mapped", c.max, c.sum};
+    for (int r = 0; r < n; r++) {
+        const hc_model_host *h = &md->hosts[map[r] / per];
+        snprintf(f->host[r], sizeof f->host[r], "%s", h->name);
+        f->core[r] = h->topo.core_os[(map[r] % per) / md->slots];
+    }
+    rc = 0;
+out:
+    if (rc != 0)
+        hc_mapfile_free(f);
+    free(map);
+    free(base);
+    return rc;
+}

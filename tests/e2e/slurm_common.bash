@@ -1,0 +1,35 @@
+# Sourced by tests/e2e/slurm_*.sh: a Slurm cluster of namespaces of the test's own
+# (cluster_common.bash), and checks of what ranks report about their own place. Skips (77)
+# where a cluster cannot be made or Slurm is not installed.
+. tests/e2e/cluster_common.bash
+"$CLUSTER" check --slurm || exit 77
+# on1 CMD...: runs CMD on the first host, where Slurm's controller runs (timeout 120 s).
+on1() { timeout -k 5 120 "$CLUSTER" exec h1 "$@"; }
+# newest_job: the rank files' folder of the latest Slurm job in $TMP/out (slurm_probe.c).
+newest_job() { ls -d "$TMP"/out/job-* | sort -t- -k2 -n | tail -1; }
+# ranks_ok DIR N [HOSTS]: the N rank.R files of slurm_probe in DIR all say "ok" (each rank on
+# its mapped host and core, as it checked itself), on hosts among HOSTS (a regex) if given.
+ranks_ok() {
+    local dir=$1 n=$2 hosts=${3:-.} r
+    for r in $(seq 0 $((n - 1))); do
+        [ -s "$dir/rank.$r" ] || { ls -l "$dir" >&2; fail "$dir: rank $r wrote nothing"; }
+        grep -q ' ok$' "$dir/rank.$r" || { cat "$dir"/rank.* >&2; fail "$dir: rank $r is not where its mapping says"; }
+        awk '{ print $4 }' "$dir/rank.$r" | grep -Eqx "$hosts" ||
+            { cat "$dir"/rank.* >&2; fail "$dir: rank $r ran outside $hosts"; }
+    done
+}
+# matrix_exact PROF N: slurm_probe's ring, read back from comm_bytes.csv and comm_msgs.csv:
+# rank r sent 5 messages of (r + 1) * 100 bytes to rank r + 1, and nothing else point to point.
+matrix_exact() {
+    local prof=$1 n=$2
+    awk -F, -v n="$n" 'FNR == 1 && $0 != "# hiercoll comm_bytes v1" { bad = 1 }
+        FNR > 2 && $3 > 0 { got[$1 "," $2] = $3 }
+        END { for (r = 0; r < n; r++) { k = r "," (r + 1) % n
+                  if (got[k] != 5 * (r + 1) * 100) { print "bytes " k ": " got[k] > "/dev/stderr"; bad = 1 }
+                  delete got[k] }
+              for (k in got) { print "unexpected bytes " k > "/dev/stderr"; bad = 1 }
+              exit bad }' "$prof/comm_bytes.csv" || { cat "$prof/comm_bytes.csv" >&2; fail "$prof: byte matrix"; }
+    awk -F, -v n="$n" 'FNR > 2 && $3 > 0 { got[$1 "," $2] = $3 }
+        END { for (r = 0; r < n; r++) if (got[r "," (r + 1) % n] != 5) bad = 1; exit bad }' \
+        "$prof/comm_msgs.csv" || { cat "$prof/comm_msgs.csv" >&2; fail "$prof: message matrix"; }
+}
