@@ -7,6 +7,7 @@
  *   peers.h    the other collectives a user could pick (MPICH's variables, Open MPI's
  *              components); peers.c sets MPICH's between blocks
  *   measure.c  one size in one pattern: every path in alternating blocks, timed
+ *   netbytes.c what crossed the hosts' network interfaces per call (--net-bytes)
  *   refs.c     the two copies a broadcast is compared with (memcpy, xcopy)
  *   cell.c     one table line from the rows of one or several runs (medians, best peer)
  *   report.c   tables and CSV; summary.c the summary across patterns and the tuning file
@@ -97,6 +98,7 @@ typedef struct row {
     int iters; /* calls timed per path (in this half) */
     int run;   /* which run, when several are merged */
     stats s[MAX_PATHS];      /* slowest rank's µs per call; median 0: not measured in this run */
+    double link[MAX_PATHS];  /* --net-bytes: bytes per call over the busiest link direction */
     char ran[MAX_PATHS][24]; /* the plan the path's last call ran, "" if not known */
     double memcpy_us, xcopy_us;
 } row;
@@ -105,9 +107,15 @@ typedef struct row {
  * the number of rows. */
 typedef struct measure_opts {
     int max_iters, warmup;
+    int net; /* count the bytes on the hosts' network interfaces */
 } measure_opts;
 int measure(enum coll which, pattern p, long long bytes, const path *paths, int npaths,
             const measure_opts *o, row *out);
+
+/* --net-bytes (netbytes.c): the interfaces' counters on each host's first rank (0 elsewhere),
+ * after a barrier; and a path's bytes per call over the busiest host's busier direction. */
+void net_read(MPI_Comm comm, double *tx, double *rx);
+double net_per_call(MPI_Comm comm, double tx, double rx, long long calls);
 
 /* References: a hot memcpy on one core (rank 0's figure), and one copy of the message from rank
  * 0's memory by rank 1 (0 where they do not share a node; -1 if the copy came out wrong). */
@@ -123,6 +131,7 @@ typedef struct report {
     int npaths[2], npeers[2];
     int nranks, nnodes;
     int runs; /* how many runs the rows come from */
+    int net;  /* rows carry link bytes: a line of them under each table line */
     row *rows;
     int nrows, cap;
 } report;
@@ -141,6 +150,7 @@ typedef struct cell {
     double auto_best;          /* auto / that plan in the same run (median); 0: no auto */
     char ran[48];              /* the plans auto ended on, '/' between different ones */
     double memcpy_us, xcopy_us;
+    double link[MAX_PATHS]; /* bytes per call over the busiest link, median over the runs */
     long errors;
 } cell;
 int cell_of(const report *r, const row *key, cell *c);

@@ -106,6 +106,13 @@ int cell_of(const report *r, const row *key, cell *c)
         }
         c->auto_best = median_of(v, m);
     }
+    for (int q = 0; q < np; q++) {
+        m = 0;
+        for (int i = 0; i < n; i++)
+            if (rows[i]->s[q].median > 0)
+                v[m++] = rows[i]->link[q];
+        c->link[q] = median_of(v, m);
+    }
     double mc[256], xc[256];
     int bad_xcopy = 0;
     for (int i = 0; i < n; i++) {

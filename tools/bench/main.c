@@ -192,7 +192,7 @@ static void usage(FILE *f)
             "usage: hiercoll-bench [--coll bcast|allreduce|all] [--sizes LIST] [--iters N]\n"
             "                      [--warmup N] [--pattern LIST] [--bcast-algo LIST]\n"
             "                      [--allreduce-algo LIST] [--peers] [--peer-label NAME]\n"
-            "                      [--tune FILE] [--csv]\n"
+            "                      [--net-bytes] [--tune FILE] [--csv]\n"
             "       hiercoll-bench --merge [--csv] FILE...\n"
             "Run under mpiexec.mpich with LD_PRELOAD=libhiercoll.so.\n"
             "  --sizes LIST    message sizes in bytes, K/M/G suffixes, comma-separated\n"
@@ -208,6 +208,8 @@ static void usage(FILE *f)
             "  --peer-label N  call the vendor's path N (the peer this launch selected); exit\n"
             "                  77 if that Open MPI component cannot serve these ranks\n"
             "  --merge FILE... the tables of several runs' --csv output, without MPI\n"
+            "  --net-bytes     bytes per call over the busiest host's network link (its\n"
+            "                  interfaces' counters around each block)\n"
             "  --tune FILE     write the tuning file the measurements give (docs/tuning.md)\n"
             "Exit status 1 if any result was wrong.\n");
 }
@@ -242,6 +244,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"allreduce-algo", required_argument, 0, 'a'}, {"pattern", required_argument, 0, 'p'},
         {"tune", required_argument, 0, 't'},      {"help", no_argument, 0, 'h'},
         {"peers", no_argument, 0, 'P'},           {"peer-label", required_argument, 0, 'L'},
+        {"net-bytes", no_argument, 0, 'N'},
         {0, 0, 0, 0}};
     *o = (options){.colls = {COLL_BCAST, COLL_ALLREDUCE}, .ncolls = 2,
                    .m = {.max_iters = 200, .warmup = 1},
@@ -285,6 +288,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'a': o->algos[COLL_ALLREDUCE] = optarg; break;
         case 't': o->tune = optarg; break;
         case 'P': o->peers = 1; break;
+        case 'N': o->m.net = 1; break;
         case 'L': o->peer_label = optarg; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
@@ -354,7 +358,7 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     }
     report r = {.out = stdout, .csv = o.csv, .nranks = nranks, .nnodes = count_nodes(1),
-                .runs = 1};
+                .runs = 1, .net = o.m.net};
     if (rank == 0 && !o.csv) {
         const char *pre = getenv("LD_PRELOAD");
         printf("hiercoll-bench: medians of the slowest rank's time per call; ratio = hiercoll / "

@@ -56,6 +56,8 @@ typedef struct path_run {
     double *t[2]; /* samples of each half (one half: [0] only) */
     int nt[2];
     long errors[2];
+    double tx[2], rx[2]; /* --net-bytes: over the half's blocks, warm-up calls included */
+    long long calls_in[2];
     long long calls; /* the path's own call count: rotating roots follow it */
     char ran[2][24];
 } path_run;
@@ -129,7 +131,7 @@ int measure(enum coll which, pattern p, long long bytes, const path *paths, int 
     }
     path_run pr[MAX_PATHS];
     for (int q = 0; q < npaths; q++) {
-        pr[q] = (path_run){{NULL, NULL}, {0, 0}, {0, 0}, 0, {"", ""}};
+        pr[q] = (path_run){.ran = {"", ""}};
         for (int h = 0; h < halves; h++)
             pr[q].t[h] = calloc((size_t)iters + 1, sizeof(double));
     }
@@ -142,8 +144,18 @@ int measure(enum coll which, pattern p, long long bytes, const path *paths, int 
             int q = (blk + j) % npaths;
             peers_enter(&paths[q].cvars);
             bufset_block(b, (long long)blk * npaths + q, k, half);
+            double tx0 = 0, rx0 = 0, tx1, rx1;
+            if (o->net)
+                net_read(paths[0].comm, &tx0, &rx0);
             run_block(which, p, half, b, bytes, paths[q].comm, paths[0].comm, ncalls, o->warmup,
                       &k, &pr[q]);
+            if (o->net) {
+                int h = half ? half - 1 : 0;
+                net_read(paths[0].comm, &tx1, &rx1);
+                pr[q].tx[h] += tx1 - tx0;
+                pr[q].rx[h] += rx1 - rx0;
+                pr[q].calls_in[h] += ncalls + o->warmup;
+            }
             path_last_plan(&paths[q], which, pr[q].ran[half ? half - 1 : 0], sizeof pr[q].ran[0]);
         }
     }
@@ -153,6 +165,9 @@ int measure(enum coll which, pattern p, long long bytes, const path *paths, int 
             long all;
             MPI_Allreduce(&pr[q].errors[h], &all, 1, MPI_LONG, MPI_SUM, paths[0].comm);
             out[h].s[q] = stats_of(pr[q].t[h], pr[q].nt[h], all);
+            if (o->net)
+                out[h].link[q] = net_per_call(paths[0].comm, pr[q].tx[h], pr[q].rx[h],
+                                              pr[q].calls_in[h]);
             snprintf(out[h].ran[q], sizeof out[h].ran[q], "%s", pr[q].ran[h]);
             free(pr[q].t[h]);
         }

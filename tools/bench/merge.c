@@ -7,11 +7,13 @@
 #include "bench.h"
 
 enum { C_COLL, C_PATTERN, C_ALGO, C_RANKS, C_BYTES, C_ITERS, C_VMED, C_VMIN, C_VMAX, C_HMED,
-       C_HMIN, C_HMAX, C_MEMCPY, C_XCOPY, C_ERRORS, C_HALF, C_RAN, C_PEER, C_NODES, NCOLS };
+       C_HMIN, C_HMAX, C_MEMCPY, C_XCOPY, C_ERRORS, C_HALF, C_RAN, C_PEER, C_NODES, C_VLINK,
+       C_HLINK, NCOLS };
 static const char *const columns[NCOLS] = {
     "collective", "pattern", "algorithm", "ranks", "bytes", "iterations", "vendor_median_us",
     "vendor_min_us", "vendor_max_us", "hiercoll_median_us", "hiercoll_min_us",
-    "hiercoll_max_us", "memcpy_us", "xcopy_us", "errors", "half", "ran", "peer", "nodes"};
+    "hiercoll_max_us", "memcpy_us", "xcopy_us", "errors", "half", "ran", "peer", "nodes",
+    "vendor_link_bytes", "hiercoll_link_bytes"};
 
 typedef struct line {
     int run;
@@ -143,6 +145,9 @@ int merge_runs(report *r, char **files, int nfiles)
         x->s[q] = stats_at(f, C_HMED);
         x->s[q].errors = atol(f[C_ERRORS]);
         snprintf(x->ran[q], sizeof x->ran[q], "%s", strcmp(f[C_RAN], "-") ? f[C_RAN] : "");
+        x->link[v] = atof(f[C_VLINK]);
+        x->link[q] = atof(f[C_HLINK]);
+        r->net |= x->link[v] > 0 || x->link[q] > 0;
         r->nranks = atoi(f[C_RANKS]);
         r->nnodes = atoi(f[C_NODES]);
     }

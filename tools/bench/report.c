@@ -45,7 +45,7 @@ static int plan_width(const report *r, enum coll which)
 static const char *csv_columns =
     "collective,pattern,algorithm,ranks,bytes,iterations,vendor_median_us,vendor_min_us,"
     "vendor_max_us,hiercoll_median_us,hiercoll_min_us,hiercoll_max_us,ratio,memcpy_us,xcopy_us,"
-    "errors,half,ran,peer,nodes,run\n";
+    "errors,half,ran,peer,nodes,run,vendor_link_bytes,hiercoll_link_bytes\n";
 
 void report_header(report *r, enum coll which, pattern p)
 {
@@ -103,14 +103,42 @@ static void csv_row(report *r, const row *x)
             continue;
         for (int q = r->npeers[c]; q < r->npaths[c]; q++)
             fprintf(r->out, "%s,%s,%s,%d,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
-                            "%ld,%d,%s,%s,%d,%d\n",
+                            "%ld,%d,%s,%s,%d,%d,%.0f,%.0f\n",
                     coll_names[c], name, r->algo[c][q], r->nranks, x->bytes, x->iters,
                     x->s[v].median, x->s[v].min, x->s[v].max, x->s[q].median, x->s[q].min,
                     x->s[q].max, x->s[q].median / x->s[v].median, x->memcpy_us, x->xcopy_us,
                     x->s[v].errors + x->s[q].errors + (x->xcopy_us < 0), x->half,
-                    *x->ran[q] ? x->ran[q] : "-", r->algo[c][v], r->nnodes, x->run);
+                    *x->ran[q] ? x->ran[q] : "-", r->algo[c][v], r->nnodes, x->run, x->link[v],
+                    x->link[q]);
     }
     fflush(r->out);
+}
+
+/* Bytes in a column of 7 or more: as they are up to 9999999, then in MiB. */
+static void bytes_text(double b, char *out, size_t len)
+{
+    if (b < 1e7)
+        snprintf(out, len, "%.0f", b);
+    else
+        snprintf(out, len, "%.1fM", b / (1 << 20));
+}
+
+/* --net-bytes: under a table line, each peer's and path's bytes per call over the busiest
+ * link, in its own column. */
+static void link_line(report *r, const cell *c)
+{
+    const row *x = c->first;
+    enum coll which = x->which;
+    char b[32];
+    fprintf(r->out, "%*s", pattern_midrun(x->p) ? 23 : 17, "link bytes/call");
+    for (int q = 0; q < r->npaths[which]; q++) {
+        if (q == r->npeers[which] && r->npeers[which] > 1)
+            fprintf(r->out, " %-*s", plan_width(r, which), "");
+        bytes_text(c->link[q], b, sizeof b);
+        fprintf(r->out, " %*s", q < r->npeers[which] ? peer_width(r, which, q)
+                                                      : width(r->algo[which][q], 7), b);
+    }
+    fputc('\n', r->out);
 }
 
 void report_line(report *r, const row *key)
@@ -155,6 +183,8 @@ void report_line(report *r, const row *key)
         snprintf(ok, sizeof ok, "%ld BAD", c.errors);
     fprintf(r->out, " %10.2f %8.1f %9s %7s %9s\n", c.memcpy_us,
             c.memcpy_us > 0 ? h / c.memcpy_us : 0, xs, xr, ok);
+    if (r->net)
+        link_line(r, &c);
     fflush(r->out);
 }
 

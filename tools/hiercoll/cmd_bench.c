@@ -29,7 +29,7 @@ static void usage(FILE *out)
             "usage: hiercoll bench [--np N] [--vnode K] [--coll bcast|allreduce|all]\n"
             "                      [--sizes LIST] [--iters N] [--pattern LIST]\n"
             "                      [--bcast-algo LIST] [--allreduce-algo LIST] [--peers]\n"
-            "                      [--rounds N] [--tune FILE] [--csv] [--dry-run]\n"
+            "                      [--rounds N] [--net-bytes] [--tune FILE] [--csv] [--dry-run]\n"
             "  Compares hiercoll's MPI_Bcast/MPI_Allreduce with the vendor's in one run of\n"
             "  hiercoll-bench (ratio = hiercoll / vendor, below 1 is faster). The launcher is\n"
             "  $MPIEXEC (default mpiexec.mpich); MPIEXEC=mpirun.openmpi measures Open MPI.\n"
@@ -51,6 +51,8 @@ static void usage(FILE *out)
             "               variables (in the same run), Open MPI's tuned, han and sm (a run\n"
             "               each); ratios are then to the best peer\n"
             "  --rounds N   N runs (per peer), merged: medians over the runs (default 1)\n"
+            "  --net-bytes  a line of bytes per call over the busiest host's link under each\n"
+            "               line (across hosts: the cluster of namespaces)\n"
             "  --tune FILE  measure every mechanism in the classic patterns and write the\n"
             "               choice as a tuning file (docs/tuning.md)\n"
             "  --csv        machine-readable output\n"
@@ -75,7 +77,7 @@ static int algos_valid(const char *coll, const char *list)
 typedef struct bench_cli {
     long np, vnode, iters, rounds;
     const char *coll, *sizes, *patterns, *tune, *algos[2];
-    int csv, dry, peers;
+    int csv, dry, peers, net;
 } bench_cli;
 
 /* The launcher line of one run: peer_opts are an Open MPI peer's launcher options (split at
@@ -112,6 +114,8 @@ static int launch_args(const bench_cli *o, hc_mpi_family fam, const char *lib, c
         }
     if (o->peers && fam != HC_OMPI)
         args[n++] = "--peers";
+    if (o->net)
+        args[n++] = "--net-bytes";
     if (csv)
         args[n++] = "--csv";
     args[n] = NULL;
@@ -273,6 +277,7 @@ static int parse(int argc, char **argv, bench_cli *o)
         {"pattern", required_argument, 0, 'p'}, {"tune", required_argument, 0, 't'},
         {"bcast-algo", required_argument, 0, 'B'}, {"allreduce-algo", required_argument, 0, 'A'},
         {"peers", no_argument, 0, 'P'},       {"rounds", required_argument, 0, 'r'},
+        {"net-bytes", no_argument, 0, 'N'},
         {0, 0, 0, 0}};
     *o = (bench_cli){.np = 2, .iters = 200, .rounds = 1, .coll = "all", .sizes = "8,1K,64K,1M"};
     int c;
@@ -342,6 +347,7 @@ static int parse(int argc, char **argv, bench_cli *o)
             o->algos[c == 'A'] = optarg;
             break;
         case 'P': o->peers = 1; break;
+        case 'N': o->net = 1; break;
         case 'v': o->csv = 1; break;
         case 'd': o->dry = 1; break;
         case 'h': usage(stdout); return -1;
