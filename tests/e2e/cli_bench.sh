@@ -87,6 +87,26 @@ for r in rows:
     assert r["peer"] == "vendor" and r["run"] == "0", r
 PY
 
+# The plan each path's last call ran is what MPI_Comm_get_info says (hiercoll_*_last): a shim
+# that reports one shows it in auto's `auto ran` column and in the CSV's `ran`.
+"$MPICC" -shared -fPIC -o "$TMP/last.so" -x c - <<'C' || fail "build the plan-reporting shim"
+#include <mpi.h>
+int MPI_Comm_get_info(MPI_Comm c, MPI_Info *info)
+{
+    int rc = PMPI_Comm_get_info(c, info);
+    if (rc == MPI_SUCCESS) {
+        MPI_Info_set(*info, "hiercoll_bcast_last", "planB");
+        MPI_Info_set(*info, "hiercoll_allreduce_last", "planA");
+    }
+    return rc;
+}
+C
+mpi_cmd 2 LD_PRELOAD="$TMP/last.so:$LIB" "$PWD/$BUILD/bin/hiercoll-bench$SUFFIX" --sizes 64 \
+    --iters 16 --bcast-algo shm,auto --allreduce-algo auto
+"${MPI_CMD[@]}" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "bench with a plan-reporting shim"; }
+expect_in "$TMP/out" "^ +64 B +16 +[0-9.]+ +[0-9.]+ +[0-9.]+ +planB +(vendor|shm) +[0-9.]+ "
+expect_in "$TMP/out" "^ +64 B +16 +[0-9.]+ +[0-9.]+ +planA +vendor +[0-9.]+ "
+
 # --rounds 2: two runs, merged by hiercoll-bench --merge: each run's lines, numbered.
 expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64 --iters 16 --rounds 2 --csv \
     --bcast-algo shm

@@ -55,7 +55,7 @@ typedef struct cvar_set {
     int n, index[MAX_CVARS], value[MAX_CVARS];
 } cvar_set;
 
-/* The paths compared, on communicators of their own: first the peers (the vendor's
+/* The paths compared, on communicators of their own (paths.c): first the peers (the vendor's
  * collective as the library's default picks it, and with --peers the others a user could
  * pick), then hiercoll algorithms forced by info key. */
 #define MAX_PATHS 16
@@ -69,8 +69,15 @@ MPI_Comm path_comm(enum coll which, const char *algo);
 /* The algorithm the last call on the path's communicator ran, as the library reports it
  * (info key hiercoll_bcast_last / hiercoll_allreduce_last), or "" where it does not. */
 void path_last_plan(const path *p, enum coll which, char *out, size_t len);
-/* Whether the preloaded library accepts algo for the collective (HIERCOLL_BCAST's list). */
-int path_known(enum coll which, const char *algo, const char **accepted);
+/* The peers of a collective: the vendor's default first (named `label`, the peer this launch
+ * selected, if given), then with `peers` MPICH's others that this MPICH has; every rank
+ * resolves the same variables of the same library, and all agree before a peer joins.
+ * Returns their number. A peer left out is said on notes (NULL: nothing said). */
+int paths_peers(enum coll which, int peers, const char *label, FILE *notes, path *paths);
+/* Then hiercoll's: the comma-separated list, less the names this build of the library does
+ * not accept (its info key would ignore them and run auto under a wrong name). Returns the
+ * number of paths in all. */
+int paths_algos(enum coll which, const char *algos, FILE *notes, path *paths, int np);
 
 /* Peers (peers.h): MPICH's, resolved to MPI_T variables; 0, or -1 with a reason. */
 int peers_resolve(const char *settings, cvar_set *out, char *err, size_t errlen);
@@ -135,6 +142,9 @@ typedef struct report {
     row *rows;
     int nrows, cap;
 } report;
+
+/* Runs merged at most: hiercoll bench --rounds 100 with Open MPI's three peers is 300. */
+#define MAX_RUNS 512
 
 /* One table line: the rows of one key (collective, pattern, size, half) over the runs.
  * Ratios are to the best peer (the vendor, without peers): where runs were merged, the

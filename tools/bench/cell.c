@@ -53,21 +53,21 @@ int cell_of(const report *r, const row *key, cell *c)
 {
     enum coll which = key->which;
     int np = r->npaths[which], npeers = r->npeers[which], a = path_auto(r, which);
-    const row *rows[256];
+    const row *rows[MAX_RUNS];
     int n = 0;
-    for (int i = 0; i < r->nrows && n < 256; i++)
+    for (int i = 0; i < r->nrows && n < MAX_RUNS; i++)
         if (same_key(&r->rows[i], key))
             rows[n++] = &r->rows[i];
     memset(c, 0, sizeof *c);
     c->first = n ? rows[0] : key;
     c->best = c->best_fixed = -1;
     c->yardstick = a >= 0 ? a : np > npeers ? npeers : -1;
-    double v[256], best_rel = 0;
+    double v[MAX_RUNS], best_rel = 0;
     int m, y = c->yardstick;
     for (int q = 0; q < npeers; q++) {
         int k = 0;
         m = 0;
-        double rel[256];
+        double rel[MAX_RUNS];
         for (int i = 0; i < n; i++) {
             if (rows[i]->s[q].median <= 0)
                 continue;
@@ -113,7 +113,7 @@ int cell_of(const report *r, const row *key, cell *c)
                 v[m++] = rows[i]->link[q];
         c->link[q] = median_of(v, m);
     }
-    double mc[256], xc[256];
+    double mc[MAX_RUNS], xc[MAX_RUNS];
     int bad_xcopy = 0;
     for (int i = 0; i < n; i++) {
         mc[i] = rows[i]->memcpy_us;

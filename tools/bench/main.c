@@ -14,7 +14,7 @@
 
 #include "bench.h"
 #include "hc_config.h"
-#include "peers.h"
+#include "peers.h" /* peer_find: --peer-label */
 
 typedef struct options {
     int colls[2], ncolls;
@@ -74,55 +74,12 @@ static int count_nodes(int virtual)
     return nodes;
 }
 
-/* The peers of a collective: the vendor's default first (named after the launch's peer, if
- * any), then with --peers MPICH's others that this MPICH has. Every rank resolves the same
- * variables of the same library, and agrees before a peer joins. */
-static int add_peers(const options *o, enum coll which, path *paths)
-{
-    int np = 0;
-    paths[np++] = (path){o->peer_label ? o->peer_label : o->peers ? "default" : "vendor",
-                         path_comm(which, "vendor"), {0}};
-    for (int i = 0; o->peers && i < NPEER_DEFS && np < MAX_PATHS; i++) {
-        const peer_def *d = &peer_defs[i];
-        if (strcmp(d->family, PEER_FAMILY) || !(d->colls & (1 << which)) || !*d->settings)
-            continue;
-        char err[256] = "";
-        path x = {d->name, MPI_COMM_NULL, {0}};
-        int ok = peers_resolve(d->settings, &x.cvars, err, sizeof err) == 0, all;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-        if (!all) {
-            note(o, "peer %s left out: %s", d->name, *err ? err : "another rank could not set it");
-            continue;
-        }
-        x.comm = path_comm(which, "vendor");
-        paths[np++] = x;
-    }
-    return np;
-}
-
-/* hiercoll's paths: the list asked for, less the names this library does not have yet (the
- * info key would ignore them and run auto under a wrong name). */
-static int add_algos(const options *o, enum coll which, path *paths, int np)
-{
-    char *list = strdup(o->algos[which]), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t && np < MAX_PATHS; t = strtok_r(NULL, ",", &save)) {
-        const char *accepted;
-        if (!path_known(which, t, &accepted)) {
-            note(o, "%s: this library has no algorithm '%s' (%s); left out", coll_names[which], t,
-                 accepted);
-            continue;
-        }
-        paths[np++] = (path){strdup(t), path_comm(which, t), {0}};
-    }
-    free(list);
-    return np;
-}
-
 static long run_collective(const options *o, enum coll which, report *r)
 {
     path paths[MAX_PATHS];
-    int npeers = add_peers(o, which, paths);
-    int np = add_algos(o, which, paths, npeers);
+    FILE *notes = rank ? NULL : o->csv ? stderr : stdout; /* with the tables, in their order */
+    int npeers = paths_peers(which, o->peers, o->peer_label, notes, paths);
+    int np = paths_algos(which, o->algos[which], notes, paths, npeers);
     r->npaths[which] = np;
     r->npeers[which] = npeers;
     for (int q = 0; q < np; q++)
@@ -310,12 +267,12 @@ static int parse_options(int argc, char **argv, options *o)
 static int merge_main(int argc, char **argv)
 {
     report r = {.out = stdout};
-    char *files[256];
+    char *files[MAX_RUNS];
     int n = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--csv"))
             r.csv = 1;
-        else if (strcmp(argv[i], "--merge") && n < 256)
+        else if (strcmp(argv[i], "--merge") && n < MAX_RUNS)
             files[n++] = argv[i];
     }
     if (!n)

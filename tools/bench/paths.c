@@ -1,9 +1,11 @@
 /* The paths compared: each on a duplicate of MPI_COMM_WORLD whose info key forces it, so one
  * run holds them all; and what the library says a path's last call ran. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 #include "hc_config.h"
+#include "peers.h"
 
 static const char *const info_keys[2] = {"hiercoll_bcast", "hiercoll_allreduce"};
 static const char *const last_keys[2] = {"hiercoll_bcast_last", "hiercoll_allreduce_last"};
@@ -40,10 +42,51 @@ void path_last_plan(const path *p, enum coll which, char *out, size_t len)
 
 /* The bench is built from the library's own configuration table, so it knows the names the
  * preloaded library of the same build accepts. */
-int path_known(enum coll which, const char *algo, const char **accepted)
+static int path_known(enum coll which, const char *algo, const char **accepted)
 {
     const hc_var_desc *v = hc_config_find(variables[which]);
-    if (accepted)
-        *accepted = v ? v->accepted : "";
+    *accepted = v ? v->accepted : "";
     return v && hc_config_enum_index(v, algo) >= 0;
+}
+
+int paths_peers(enum coll which, int peers, const char *label, FILE *notes, path *paths)
+{
+    int np = 0;
+    paths[np++] = (path){label ? label : peers ? "default" : "vendor", path_comm(which, "vendor"),
+                         {0}};
+    for (int i = 0; peers && i < NPEER_DEFS && np < MAX_PATHS; i++) {
+        const peer_def *d = &peer_defs[i];
+        if (strcmp(d->family, PEER_FAMILY) || !(d->colls & (1 << which)) || !*d->settings)
+            continue;
+        char err[256] = "";
+        path x = {d->name, MPI_COMM_NULL, {0}};
+        int ok = peers_resolve(d->settings, &x.cvars, err, sizeof err) == 0, all;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        if (!all) {
+            if (notes)
+                fprintf(notes, "hiercoll-bench: peer %s left out: %s\n", d->name,
+                        *err ? err : "another rank could not set it");
+            continue;
+        }
+        x.comm = path_comm(which, "vendor");
+        paths[np++] = x;
+    }
+    return np;
+}
+
+int paths_algos(enum coll which, const char *algos, FILE *notes, path *paths, int np)
+{
+    char *list = strdup(algos), *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t && np < MAX_PATHS; t = strtok_r(NULL, ",", &save)) {
+        const char *accepted;
+        if (!path_known(which, t, &accepted)) {
+            if (notes)
+                fprintf(notes, "hiercoll-bench: %s: this library has no algorithm '%s' (%s); "
+                               "left out\n", coll_names[which], t, accepted);
+            continue;
+        }
+        paths[np++] = (path){strdup(t), path_comm(which, t), {0}};
+    }
+    free(list);
+    return np;
 }
