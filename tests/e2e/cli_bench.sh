@@ -30,6 +30,8 @@ expect_status 2 "$HC" bench --rounds 0
 expect_status 2 "$HC" bench --tune x --peers
 expect_in "$TMP/err" "not with --peers or --rounds"
 expect_status 0 "$HC" bench --dry-run --pattern classic,partial,midrun,all
+expect_status 0 "$HC" bench --dry-run --min-calls 64 --sizes 32M
+expect_in "$TMP/out" " --sizes 32M --iters 200 --min-calls 64$"
 expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 

@@ -113,7 +113,7 @@ typedef struct row {
 /* One size, one pattern: every path's stats, on rank 0; one row, or one per half. Returns
  * the number of rows. */
 typedef struct measure_opts {
-    int max_iters, warmup;
+    int max_iters, warmup, min_calls;
     int net; /* count the bytes on the hosts' network interfaces */
 } measure_opts;
 int measure(enum coll which, pattern p, long long bytes, const path *paths, int npaths,

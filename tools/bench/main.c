@@ -147,13 +147,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hiercoll-bench [--coll bcast|allreduce|all] [--sizes LIST] [--iters N]\n"
-            "                      [--warmup N] [--pattern LIST] [--bcast-algo LIST]\n"
+            "                      [--min-calls N] [--warmup N] [--pattern LIST] [--bcast-algo LIST]\n"
             "                      [--allreduce-algo LIST] [--peers] [--peer-label NAME]\n"
             "                      [--net-bytes] [--tune FILE] [--csv]\n"
             "       hiercoll-bench --merge [--csv] FILE...\n"
             "Run under mpiexec.mpich with LD_PRELOAD=libhiercoll.so.\n"
             "  --sizes LIST    message sizes in bytes, K/M/G suffixes, comma-separated\n"
             "                  (default 8 B to 32 MiB)\n"
+            "  --iters N       at most N calls per size and path (default 200); about 64 MiB\n"
+            "                  moved per path bounds them, --min-calls N raises that bound\n"
             "  --pattern LIST  ROOT-BUFFERS-TIMING, comma-separated, each field may be '*':\n"
             "                  root rotate|fixed|switch, buffers fresh|warm|cold|stride|block|\n"
             "                  warm2stride, timing latency|stream; or a set: all, classic,\n"
@@ -201,7 +203,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"allreduce-algo", required_argument, 0, 'a'}, {"pattern", required_argument, 0, 'p'},
         {"tune", required_argument, 0, 't'},      {"help", no_argument, 0, 'h'},
         {"peers", no_argument, 0, 'P'},           {"peer-label", required_argument, 0, 'L'},
-        {"net-bytes", no_argument, 0, 'N'},
+        {"net-bytes", no_argument, 0, 'N'},       {"min-calls", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     *o = (options){.colls = {COLL_BCAST, COLL_ALLREDUCE}, .ncolls = 2,
                    .m = {.max_iters = 200, .warmup = 1},
@@ -232,12 +234,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return fprintf(stderr, "hiercoll-bench: --pattern: %s\n", err), 2;
             break;
         case 'i':
-        case 'w': {
+        case 'w':
+        case 'm': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < (opt == 'i' ? 1 : 0) || v > 100000)
                 return fprintf(stderr, "hiercoll-bench: bad count '%s'\n", optarg), 2;
-            *(opt == 'i' ? &o->m.max_iters : &o->m.warmup) = (int)v;
+            *(opt == 'i' ? &o->m.max_iters : opt == 'w' ? &o->m.warmup : &o->m.min_calls) = (int)v;
             break;
         }
         case 'v': o->csv = 1; break;

@@ -26,15 +26,18 @@ stats stats_of(double *t, int n, long errors)
 }
 
 /* About 64 MiB moved per size and path, and enough blocks for a median (latency gives one
- * sample a call, stream one a block), unless --iters says fewer; a pattern that changes
- * mid-run gets that many calls in each half. */
-static int iterations_for(long long bytes, int max_iters, int timing)
+ * sample a call, stream one a block), unless --iters says fewer; --min-calls raises the
+ * 64 MiB bound (auto learns from calls). A pattern that changes mid-run gets that many calls
+ * in each half. */
+static int iterations_for(long long bytes, const measure_opts *o, int timing)
 {
     long long it = (64LL << 20) / (bytes > 0 ? bytes : 1);
     int least = timing == TIME_STREAM ? 5 * BLOCK : 2 * BLOCK;
     if (it < least)
         it = least;
-    return (int)(it < max_iters ? it : max_iters);
+    if (it < o->min_calls)
+        it = o->min_calls;
+    return (int)(it < o->max_iters ? it : o->max_iters);
 }
 
 static void call(enum coll which, void *buf, void *out, long long bytes, int root, MPI_Comm comm)
@@ -112,7 +115,7 @@ int measure(enum coll which, pattern p, long long bytes, const path *paths, int 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     int halves = pattern_midrun(p) ? 2 : 1;
-    int iters = iterations_for(bytes, o->max_iters, p.timing);
+    int iters = iterations_for(bytes, o, p.timing);
     int per_half = (iters + BLOCK - 1) / BLOCK, nblocks = halves * per_half;
     for (int h = 0; h < halves; h++)
         out[h] = (row){.which = which, .p = p, .bytes = bytes, .half = halves == 2 ? h + 1 : 0,

@@ -27,7 +27,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: hiercoll bench [--np N] [--vnode K] [--coll bcast|allreduce|all]\n"
-            "                      [--sizes LIST] [--iters N] [--pattern LIST]\n"
+            "                      [--sizes LIST] [--iters N] [--min-calls N] [--pattern LIST]\n"
             "                      [--bcast-algo LIST] [--allreduce-algo LIST] [--peers]\n"
             "                      [--rounds N] [--net-bytes] [--tune FILE] [--csv] [--dry-run]\n"
             "  Compares hiercoll's MPI_Bcast/MPI_Allreduce with the vendor's in one run of\n"
@@ -38,7 +38,8 @@ static void usage(FILE *out)
             "  --coll C     bcast, allreduce or all (default all)\n"
             "  --sizes LIST message sizes, K/M/G suffixes (default 8,1K,64K,1M)\n"
             "  --iters N    maximum calls per size and path (default 200: auto's trials need\n"
-            "               calls; from 512 KiB, 64 MiB moved per path bounds them)\n"
+            "               calls; above 320 KiB, 64 MiB moved per path bounds them)\n"
+            "  --min-calls N  at least N calls at every size (up to --iters), past that bound\n"
             "  --pattern L  calling patterns ROOT-BUFFERS-TIMING, comma-separated, '*' for any:\n"
             "               root rotate|fixed|switch, buffers fresh|warm|cold|stride|block|\n"
             "               warm2stride, timing latency|stream; sets: all, classic (the\n"
@@ -75,7 +76,7 @@ static int algos_valid(const char *coll, const char *list)
 }
 
 typedef struct bench_cli {
-    long np, vnode, iters, rounds;
+    long np, vnode, iters, rounds, min_calls;
     const char *coll, *sizes, *patterns, *tune, *algos[2];
     int csv, dry, peers, net;
 } bench_cli;
@@ -87,11 +88,13 @@ static int launch_args(const bench_cli *o, hc_mpi_family fam, const char *lib, c
                        char *strings, size_t len)
 {
     int n = 0;
-    char *np_s = strings, *vnode_s = strings + 24, *iters_s = strings + 48, *opts = strings + 72;
+    char *np_s = strings, *vnode_s = strings + 24, *iters_s = strings + 48,
+         *min_s = strings + 72, *opts = strings + 96;
     snprintf(np_s, 24, "%ld", o->np);
     snprintf(vnode_s, 24, "%ld", o->vnode);
     snprintf(iters_s, 24, "%ld", o->iters);
-    snprintf(opts, len - 72, "%s", peer_opts ? peer_opts : "");
+    snprintf(min_s, 24, "%ld", o->min_calls);
+    snprintf(opts, len - 96, "%s", peer_opts ? peer_opts : "");
     args[n++] = (char *)hc_mpiexec();
     args[n++] = "-n";
     args[n++] = np_s;
@@ -104,6 +107,7 @@ static int launch_args(const bench_cli *o, hc_mpi_family fam, const char *lib, c
         hc_launcher_env(fam, args, &n, "HIERCOLL_VIRTUAL_NODE_SIZE", vnode_s);
     args[n++] = (char *)bench;
     const char *pairs[][2] = {{"--coll", o->coll}, {"--sizes", o->sizes}, {"--iters", iters_s},
+                              {"--min-calls", o->min_calls ? min_s : NULL},
                               {"--pattern", o->patterns}, {"--bcast-algo", o->algos[0]},
                               {"--allreduce-algo", o->algos[1]}, {"--tune", o->tune},
                               {"--peer-label", label}};
@@ -277,7 +281,7 @@ static int parse(int argc, char **argv, bench_cli *o)
         {"pattern", required_argument, 0, 'p'}, {"tune", required_argument, 0, 't'},
         {"bcast-algo", required_argument, 0, 'B'}, {"allreduce-algo", required_argument, 0, 'A'},
         {"peers", no_argument, 0, 'P'},       {"rounds", required_argument, 0, 'r'},
-        {"net-bytes", no_argument, 0, 'N'},
+        {"net-bytes", no_argument, 0, 'N'},   {"min-calls", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     *o = (bench_cli){.np = 2, .iters = 200, .rounds = 1, .coll = "all", .sizes = "8,1K,64K,1M"};
     int c;
@@ -298,6 +302,10 @@ static int parse(int argc, char **argv, bench_cli *o)
             break;
         case 'r':
             if (hc_opt_int("bench", "--rounds", optarg, 1, 100, &o->rounds))
+                return HC_EXIT_USAGE;
+            break;
+        case 'm':
+            if (hc_opt_int("bench", "--min-calls", optarg, 0, 100000, &o->min_calls))
                 return HC_EXIT_USAGE;
             break;
         case 'c':
