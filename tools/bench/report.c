@@ -45,7 +45,7 @@ static int plan_width(const report *r, enum coll which)
 static const char *csv_columns =
     "collective,pattern,algorithm,ranks,bytes,iterations,vendor_median_us,vendor_min_us,"
     "vendor_max_us,hiercoll_median_us,hiercoll_min_us,hiercoll_max_us,ratio,memcpy_us,xcopy_us,"
-    "errors,half,ran,peer,nodes,run,vendor_link_bytes,hiercoll_link_bytes\n";
+    "half,ran,peer,nodes,run,vendor_link_bytes,hiercoll_link_bytes,errors\n";
 
 void report_header(report *r, enum coll which, pattern p)
 {
@@ -92,7 +92,8 @@ void report_keep(report *r, const row *x)
 }
 
 /* One line per pair of a peer and a hiercoll path measured in the same run: the pair's times
- * and their ratio, as in one run without peers. */
+ * and their ratio, as in one run without peers. Columns added since come before the errors,
+ * which stay last (tests/e2e/choices.sh reads them there). */
 static void csv_row(report *r, const row *x)
 {
     char name[64];
@@ -103,13 +104,12 @@ static void csv_row(report *r, const row *x)
             continue;
         for (int q = r->npeers[c]; q < r->npaths[c]; q++)
             fprintf(r->out, "%s,%s,%s,%d,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
-                            "%ld,%d,%s,%s,%d,%d,%.0f,%.0f\n",
+                            "%d,%s,%s,%d,%d,%.0f,%.0f,%ld\n",
                     coll_names[c], name, r->algo[c][q], r->nranks, x->bytes, x->iters,
                     x->s[v].median, x->s[v].min, x->s[v].max, x->s[q].median, x->s[q].min,
                     x->s[q].max, x->s[q].median / x->s[v].median, x->memcpy_us, x->xcopy_us,
-                    x->s[v].errors + x->s[q].errors + (x->xcopy_us < 0), x->half,
-                    *x->ran[q] ? x->ran[q] : "-", r->algo[c][v], r->nnodes, x->run, x->link[v],
-                    x->link[q]);
+                    x->half, *x->ran[q] ? x->ran[q] : "-", r->algo[c][v], r->nnodes, x->run,
+                    x->link[v], x->link[q], x->s[v].errors + x->s[q].errors + (x->xcopy_us < 0));
     }
     fflush(r->out);
 }
