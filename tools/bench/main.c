@@ -32,12 +32,18 @@ typedef struct options {
 
 static int rank, nranks;
 
-/* A line about the run itself (a path left out): with the tables on stdout, in their order. */
+/* Where lines about the run itself go (a path left out): on rank 0, with the tables on
+ * stdout, in their order; stderr when stdout is CSV. */
+static FILE *notes_of(const options *o)
+{
+    return rank ? NULL : o->csv ? stderr : stdout;
+}
+
 __attribute__((format(printf, 2, 3))) static void note(const options *o, const char *fmt, ...)
 {
-    if (rank != 0)
+    FILE *f = notes_of(o);
+    if (!f)
         return;
-    FILE *f = o->csv ? stderr : stdout;
     va_list ap;
     va_start(ap, fmt);
     fprintf(f, "hiercoll-bench: ");
@@ -77,9 +83,8 @@ static int count_nodes(int virtual)
 static long run_collective(const options *o, enum coll which, report *r)
 {
     path paths[MAX_PATHS];
-    FILE *notes = rank ? NULL : o->csv ? stderr : stdout; /* with the tables, in their order */
-    int npeers = paths_peers(which, o->peers, o->peer_label, notes, paths);
-    int np = paths_algos(which, o->algos[which], notes, paths, npeers);
+    int npeers = paths_peers(which, o->peers, o->peer_label, notes_of(o), paths);
+    int np = paths_algos(which, o->algos[which], notes_of(o), paths, npeers);
     r->npaths[which] = np;
     r->npeers[which] = npeers;
     for (int q = 0; q < np; q++)
