@@ -237,7 +237,9 @@ static int run_rounds(const bench_cli *o, hc_mpi_family fam, const char *lib, co
             }
             if (rc != 0 && rc != 1) {
                 fprintf(stderr, "hiercoll bench: the run failed (exit status %d)\n", rc);
+                unlink(file);
                 failed = 1;
+                r = o->rounds; /* no later round either */
                 break;
             }
             failed |= rc == 1; /* wrong results: still shown, and the exit status says so */
