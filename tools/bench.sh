@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: hiercoll's collectives against the vendor's, at 2 ranks, in one run, in every
-# calling pattern (docs/usage.md) unless BENCH_ARGS says otherwise.
+# calling pattern (36 for the broadcast: docs/usage.md; `--pattern classic` the twelve of
+# before) unless BENCH_ARGS says otherwise.
 # Ranks are pinned to cores when there are enough: unpinned, the scheduler sometimes stacks
 # both on one core for a while and a run's medians drift by 2x.
 set -e

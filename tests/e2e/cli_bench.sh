@@ -1,9 +1,11 @@
 # hiercoll bench: usage errors exit 2 before any MPI job, --dry-run shows the launcher line
 # with the preload, and short real runs' --csv is parsed back (every size of both collectives,
-# every pattern asked for, no wrong results, ratio = hiercoll / vendor); a broadcast that
-# moves nothing is caught in every pattern; --tune writes the choice its measurements give, and
-# MPI_Init accepts the file. The command follows $MPIEXEC: Hydra's options and libhiercoll.so,
-# or Open MPI's and libhiercoll-ompi.so.
+# every pattern asked for, each half of a pattern that changes mid-run, no wrong results,
+# ratio = hiercoll / vendor); --rounds merges its runs; a broadcast that moves nothing is
+# caught in every pattern; --tune writes the choice its measurements give, and MPI_Init
+# accepts the file. The command follows $MPIEXEC: Hydra's options and libhiercoll.so, or Open
+# MPI's and libhiercoll-ompi.so. (bench_contents.sh, bench_stale.sh, bench_peers.sh: the
+# partial rewrites' checks and the peers.)
 # hc-test: each-family
 . tests/e2e/cli_common.bash
 # env_re NAME VALUE: the launcher's option for a variable, as a regular expression
@@ -24,6 +26,12 @@ expect_status 2 "$HC" bench --pattern rotate-fresh
 expect_in "$TMP/err" "is not ROOT-BUFFERS-TIMING"
 expect_status 2 "$HC" bench --bcast-algo shm,fast
 expect_in "$TMP/err" "bad --bcast-algo 'fast'"
+expect_status 2 "$HC" bench --rounds 0
+expect_status 2 "$HC" bench --tune x --peers
+expect_in "$TMP/err" "not with --peers or --rounds"
+expect_status 0 "$HC" bench --dry-run --pattern classic,partial,midrun,all
+expect_status 0 "$HC" bench --dry-run --min-calls 64 --sizes 32M
+expect_in "$TMP/out" " --sizes 32M --iters 200 --min-calls 64$"
 expect_status 0 "$HC" bench --help
 expect_in "$TMP/out" "usage: hiercoll bench"
 
@@ -55,22 +63,63 @@ for k, d in got.items():
     assert v > 0 and h > 0, k
     assert abs(ratio - h / v) <= 0.01 * ratio + 0.002, (k, ratio, h / v)
 PY
-# Patterns: a '*' expands, allreduce has no root (fixed patterns are skipped for it), several
-# algorithms each get their row.
+# Patterns: a '*' expands, allreduce has no root (fixed and switching patterns are skipped for
+# it), several algorithms each get their row, and a pattern that changes mid-run (warm2stride,
+# a switching root) one row per half, each with the calls asked for.
 expect_status 0 "$HC" bench --np 2 --sizes 64,8K --iters 16 --csv \
-    --pattern 'fixed-*-stream,rotate-cold-latency' --bcast-algo shm,shm-cma --allreduce-algo shm
+    --pattern 'fixed-*-stream,rotate-cold-latency,switch-fresh-latency,rotate-warm2stride-latency' \
+    --bcast-algo shm,shm-cma --allreduce-algo shm
 python3 - "$TMP/out" <<'PY' || fail "bench patterns csv"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-got = {(r["collective"], r["pattern"], r["algorithm"], int(r["bytes"])) for r in rows}
-bcast = {("MPI_Bcast", p, a, b) for p in ("fixed-fresh-stream", "fixed-warm-stream",
-         "fixed-cold-stream", "rotate-cold-latency") for a in ("shm", "shm-cma") for b in (64, 8192)}
-allred = {("MPI_Allreduce", "rotate-cold-latency", "shm", b) for b in (64, 8192)}
+got = {(r["collective"], r["pattern"], r["algorithm"], int(r["bytes"]), int(r["half"])) for r in rows}
+def halves(p):
+    return (1, 2) if "switch" in p or "warm2stride" in p else (0,)
+bpat = ["fixed-%s-stream" % b for b in ("fresh", "warm", "cold", "stride", "block", "warm2stride")]
+bpat += ["rotate-cold-latency", "switch-fresh-latency", "rotate-warm2stride-latency"]
+bcast = {("MPI_Bcast", p, a, b, h) for p in bpat for a in ("shm", "shm-cma") for b in (64, 8192)
+         for h in halves(p)}
+allred = {("MPI_Allreduce", p, "shm", b, h) for p in ("rotate-cold-latency", "rotate-warm2stride-latency")
+          for b in (64, 8192) for h in halves(p)}
 assert got == bcast | allred, sorted(got ^ (bcast | allred))
 for r in rows:
     assert int(r["errors"]) == 0, r
     assert float(r["vendor_median_us"]) > 0 and float(r["hiercoll_median_us"]) > 0, r
+    assert int(r["iterations"]) == 16, r
+    assert r["peer"] == "vendor" and r["run"] == "0", r
 PY
+
+# The plan each path's last call ran is what MPI_Comm_get_info says (hiercoll_*_last): a shim
+# that reports one shows it in auto's `auto ran` column and in the CSV's `ran`.
+"$MPICC" -shared -fPIC -o "$TMP/last.so" -x c - <<'C' || fail "build the plan-reporting shim"
+#include <mpi.h>
+int MPI_Comm_get_info(MPI_Comm c, MPI_Info *info)
+{
+    int rc = PMPI_Comm_get_info(c, info);
+    if (rc == MPI_SUCCESS) {
+        MPI_Info_set(*info, "hiercoll_bcast_last", "planB");
+        MPI_Info_set(*info, "hiercoll_allreduce_last", "planA");
+    }
+    return rc;
+}
+C
+mpi_cmd 2 LD_PRELOAD="$TMP/last.so:$LIB" "$PWD/$BUILD/bin/hiercoll-bench$SUFFIX" --sizes 64 \
+    --iters 16 --bcast-algo shm,auto --allreduce-algo auto
+"${MPI_CMD[@]}" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "bench with a plan-reporting shim"; }
+expect_in "$TMP/out" "^ +64 B +16 +[0-9.]+ +[0-9.]+ +[0-9.]+ +planB +(vendor|shm) +[0-9.]+ "
+expect_in "$TMP/out" "^ +64 B +16 +[0-9.]+ +[0-9.]+ +planA +vendor +[0-9.]+ "
+
+# --rounds 2: two runs, merged by hiercoll-bench --merge: each run's lines, numbered.
+expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64 --iters 16 --rounds 2 --csv \
+    --bcast-algo shm
+python3 - "$TMP/out" <<'PY' || fail "bench --rounds csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert sorted(r["run"] for r in rows) == ["0", "1"], rows
+PY
+expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64 --iters 16 --rounds 2 --bcast-algo shm
+expect_in "$TMP/out" "2 runs merged"
+expect_in "$TMP/out" "^ +64 B +16 +[0-9.]+ +[0-9.]+ .* yes$"
 
 # A broadcast that moves nothing (a PMPI shim whose MPI_Bcast returns at once) must be seen as
 # wrong in every pattern, warm and cold included, where receiving buffers are only stamped.
@@ -88,9 +137,9 @@ for p in rotate-fresh-latency fixed-warm-stream fixed-cold-latency rotate-warm-s
     grep -q "wrong results" "$TMP/err" || fail "no wrong results reported in $p"
 done
 
-# --tune: the file's rule for each size names the path (the vendor first) whose worst ratio
-# over the patterns is lowest by 5%, within 5% the one with a median 5% lower; MPI_Init
-# accepts it.
+# --tune: the file's rule for each size names the path (the vendor first, then the mechanisms
+# in the order measured) whose worst ratio over the twelve classic patterns is lowest by 5%,
+# within 5% the one with a median 5% lower; MPI_Init accepts it.
 expect_status 0 "$HC" bench --np 2 --coll bcast --sizes 64,64K --iters 16 --csv --tune "$TMP/tune"
 python3 - "$TMP/out" "$TMP/tune" <<'PY' || fail "bench --tune"
 import csv, statistics, sys
@@ -108,7 +157,7 @@ for size in (64, 65536):
         ratios = [float(r["ratio"]) for r in rows if int(r["bytes"]) == size and r["algorithm"] == algo]
         spread[algo] = (max(ratios), statistics.median(ratios))
     best = "vendor"
-    for algo in ("shm", "shm-cma"):
+    for algo in dict.fromkeys(r["algorithm"] for r in rows):
         w, m = spread[algo]
         bw, bm = spread[best]
         if w < bw * 0.95 or (w <= bw * 1.05 and m < bm * 0.95):

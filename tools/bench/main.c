@@ -8,11 +8,13 @@
  * medians of the slowest rank's time per call; a ratio is path / vendor (below 1 is faster). */
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 #include "hc_config.h"
+#include "peers.h" /* peer_find: --peer-label */
 
 typedef struct options {
     int colls[2], ncolls;
@@ -24,31 +26,42 @@ typedef struct options {
     pattern patterns[MAX_PATTERNS];
     int npatterns;
     const char *tune;
+    int peers;              /* MPICH's peers, in this run */
+    const char *peer_label; /* the name of the vendor's path: the peer this run's launch set */
 } options;
 
 static int rank, nranks;
 
-static MPI_Comm dup_with(const char *key, const char *value)
+/* Where lines about the run itself go (a path left out): on rank 0, with the tables on
+ * stdout, in their order; stderr when stdout is CSV. */
+static FILE *notes_of(const options *o)
 {
-    MPI_Comm c;
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, key, value);
-    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
-    MPI_Info_free(&info);
-    return c;
+    return rank ? NULL : o->csv ? stderr : stdout;
 }
 
-/* Nodes the way hiercoll counts them: real nodes, cut into virtual ones of
- * HIERCOLL_VIRTUAL_NODE_SIZE consecutive ranks when that is set. */
-static int count_nodes(void)
+__attribute__((format(printf, 2, 3))) static void note(const options *o, const char *fmt, ...)
+{
+    FILE *f = notes_of(o);
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(f, "hiercoll-bench: ");
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+}
+
+/* Nodes the way hiercoll counts them: real nodes (hosts), cut into virtual ones of
+ * HIERCOLL_VIRTUAL_NODE_SIZE consecutive ranks when that is set and `virtual` asked. */
+static int count_nodes(int virtual)
 {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     int lrank;
     MPI_Comm_rank(node, &lrank);
     const char *v = getenv("HIERCOLL_VIRTUAL_NODE_SIZE");
-    long k = v ? strtol(v, NULL, 10) : 0;
+    long k = v && virtual ? strtol(v, NULL, 10) : 0;
     int first = lrank == 0; /* first rank of a real node, or of a virtual one inside it */
     if (k > 0 && !first) {
         int prev_world = -1;
@@ -69,45 +82,64 @@ static int count_nodes(void)
 
 static long run_collective(const options *o, enum coll which, report *r)
 {
-    const char *key = which == COLL_BCAST ? "hiercoll_bcast" : "hiercoll_allreduce";
     path paths[MAX_PATHS];
-    int np = 0;
-    paths[np++] = (path){"vendor", dup_with(key, "vendor")};
-    char *list = strdup(o->algos[which]), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t && np < MAX_PATHS; t = strtok_r(NULL, ",", &save))
-        paths[np] = (path){strdup(t), dup_with(key, t)}, np++;
-    free(list);
+    int npeers = paths_peers(which, o->peers, o->peer_label, notes_of(o), paths);
+    int np = paths_algos(which, o->algos[which], notes_of(o), paths, npeers);
     r->npaths[which] = np;
+    r->npeers[which] = npeers;
     for (int q = 0; q < np; q++)
         r->algo[which][q] = paths[q].algo;
 
     long errors = 0;
     double refs[64][2];
+    int refs_done = 0, npat = 0, at = 0;
+    for (int i = 0; i < o->npatterns; i++)
+        npat += which == COLL_BCAST || o->patterns[i].root == ROOT_ROTATE;
+    if (!npat)
+        note(o, "%s has no root: patterns with a fixed or switching root are left out",
+             coll_names[which]);
     for (int i = 0; i < o->npatterns; i++) {
         pattern p = o->patterns[i];
-        if (which == COLL_ALLREDUCE && p.root == ROOT_FIXED)
+        if (which == COLL_ALLREDUCE && p.root != ROOT_ROTATE)
             continue; /* no root: the same calls as rotate */
-        if (rank == 0)
+        if (rank == 0) {
             report_header(r, which, p);
+            if (o->csv) { /* the table is not on the screen: say how far the run is */
+                char name[64];
+                pattern_name(p, name, sizeof name);
+                fprintf(stderr, "hiercoll-bench: %s, pattern %s (%d of %d)\n", coll_names[which],
+                        name, ++at, npat);
+            }
+        }
         for (int s = 0; s < o->nsizes; s++) {
             long long bytes = o->sizes[s];
             if (which == COLL_ALLREDUCE)
                 bytes = bytes / 8 * 8;
-            row x = {.which = which, .p = p, .bytes = bytes};
-            x.iters = measure(which, p, bytes, paths, np, &o->m, x.s);
-            if (i == 0 || (which == COLL_ALLREDUCE && i == 1 && o->patterns[0].root == ROOT_FIXED)) {
-                int it = x.iters < 20 ? 20 : x.iters;
+            /* auto learns per call site and communicator: a new communicator makes each
+             * pattern and size a new program to learn, whose trials count in its time */
+            for (int q = npeers; q < np; q++)
+                if (!strcmp(paths[q].algo, "auto")) {
+                    MPI_Comm_free(&paths[q].comm);
+                    paths[q].comm = path_comm(which, "auto");
+                }
+            row x[2];
+            int nx = measure(which, p, bytes, paths, np, &o->m, x);
+            if (!refs_done) {
+                int it = x[0].iters < 20 ? 20 : x[0].iters;
                 refs[s][0] = rank == 0 ? ref_memcpy(bytes, it) : 0;
                 refs[s][1] = ref_xcopy(bytes, it);
             }
-            x.memcpy_us = refs[s][0];
-            x.xcopy_us = refs[s][1];
-            for (int q = 0; q < np; q++)
-                errors += x.s[q].errors;
-            errors += x.xcopy_us < 0;
-            if (rank == 0)
-                report_row(r, &x);
+            for (int h = 0; h < nx; h++) {
+                x[h].memcpy_us = refs[s][0];
+                x[h].xcopy_us = refs[s][1];
+                for (int q = 0; q < np; q++)
+                    errors += x[h].s[q].errors;
+                errors += x[h].xcopy_us < 0;
+                if (rank == 0)
+                    report_row(r, &x[h]);
+            }
         }
+        refs_done = 1;
     }
     if (rank == 0)
         report_summary(r, which);
@@ -120,17 +152,28 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hiercoll-bench [--coll bcast|allreduce|all] [--sizes LIST] [--iters N]\n"
-            "                      [--warmup N] [--pattern LIST] [--bcast-algo LIST]\n"
-            "                      [--allreduce-algo LIST] [--tune FILE] [--csv]\n"
+            "                      [--min-calls N] [--warmup N] [--pattern LIST] [--bcast-algo LIST]\n"
+            "                      [--allreduce-algo LIST] [--peers] [--peer-label NAME]\n"
+            "                      [--net-bytes] [--tune FILE] [--csv]\n"
+            "       hiercoll-bench --merge [--csv] FILE...\n"
             "Run under mpiexec.mpich with LD_PRELOAD=libhiercoll.so.\n"
             "  --sizes LIST    message sizes in bytes, K/M/G suffixes, comma-separated\n"
             "                  (default 8 B to 32 MiB)\n"
+            "  --iters N       at most N calls per size and path (default 200); about 64 MiB\n"
+            "                  moved per path bounds them, --min-calls N raises that bound\n"
             "  --pattern LIST  ROOT-BUFFERS-TIMING, comma-separated, each field may be '*':\n"
-            "                  root rotate|fixed, buffers fresh|warm|cold, timing latency|stream;\n"
-            "                  all = every combination, with a summary (default\n"
-            "                  rotate-fresh-latency)\n"
+            "                  root rotate|fixed|switch, buffers fresh|warm|cold|stride|block|\n"
+            "                  warm2stride, timing latency|stream; or a set: all, classic,\n"
+            "                  partial, midrun (default rotate-fresh-latency)\n"
             "  --bcast-algo, --allreduce-algo LIST\n"
-            "                  hiercoll algorithms compared with the vendor (default auto)\n"
+            "                  hiercoll algorithms compared with the vendor (default: every\n"
+            "                  one the library has, then auto)\n"
+            "  --peers         MPICH: its other algorithms too, set through MPI_T per block\n"
+            "  --peer-label N  call the vendor's path N (the peer this launch selected); exit\n"
+            "                  77 if that Open MPI component cannot serve these ranks\n"
+            "  --merge FILE... the tables of several runs' --csv output, without MPI\n"
+            "  --net-bytes     bytes per call over the busiest host's network link (its\n"
+            "                  interfaces' counters around each block)\n"
             "  --tune FILE     write the tuning file the measurements give (docs/tuning.md)\n"
             "Exit status 1 if any result was wrong.\n");
 }
@@ -164,9 +207,12 @@ static int parse_options(int argc, char **argv, options *o)
         {"csv", no_argument, 0, 'v'},             {"bcast-algo", required_argument, 0, 'b'},
         {"allreduce-algo", required_argument, 0, 'a'}, {"pattern", required_argument, 0, 'p'},
         {"tune", required_argument, 0, 't'},      {"help", no_argument, 0, 'h'},
+        {"peers", no_argument, 0, 'P'},           {"peer-label", required_argument, 0, 'L'},
+        {"net-bytes", no_argument, 0, 'N'},       {"min-calls", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     *o = (options){.colls = {COLL_BCAST, COLL_ALLREDUCE}, .ncolls = 2,
-                   .m = {.max_iters = 200, .warmup = 1}, .algos = {"auto", "auto"}};
+                   .m = {.max_iters = 200, .warmup = 1},
+                   .algos = {"shm,shm-direct,shm-cma,auto", "shm,shm-cma,leaders,ring,ring1d,auto"}};
     static const char *const default_sizes = "8,64,512,4K,32K,64K,256K,1M,4M,8M,32M";
     char err[256];
     pattern_parse("rotate-fresh-latency", o->patterns, &o->npatterns, err, sizeof err);
@@ -193,43 +239,95 @@ static int parse_options(int argc, char **argv, options *o)
                 return fprintf(stderr, "hiercoll-bench: --pattern: %s\n", err), 2;
             break;
         case 'i':
-        case 'w': {
+        case 'w':
+        case 'm': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < (opt == 'i' ? 1 : 0) || v > 100000)
                 return fprintf(stderr, "hiercoll-bench: bad count '%s'\n", optarg), 2;
-            *(opt == 'i' ? &o->m.max_iters : &o->m.warmup) = (int)v;
+            *(opt == 'i' ? &o->m.max_iters : opt == 'w' ? &o->m.warmup : &o->m.min_calls) = (int)v;
             break;
         }
         case 'v': o->csv = 1; break;
         case 'b': o->algos[COLL_BCAST] = optarg; break;
         case 'a': o->algos[COLL_ALLREDUCE] = optarg; break;
         case 't': o->tune = optarg; break;
+        case 'P': o->peers = 1; break;
+        case 'N': o->m.net = 1; break;
+        case 'L': o->peer_label = optarg; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }
     }
     if (optind < argc)
         return fprintf(stderr, "hiercoll-bench: unexpected argument '%s'\n", argv[optind]), 2;
+    if (o->peers && strcmp(PEER_FAMILY, "mpich"))
+        return fprintf(stderr, "hiercoll-bench: --peers: Open MPI picks its components when a "
+                               "communicator is made; run one launch per peer with --peer-label "
+                               "(hiercoll bench --peers does)\n"), 2;
+    if (o->tune && (o->peers || o->peer_label))
+        return fprintf(stderr, "hiercoll-bench: --tune names hiercoll's algorithms and the "
+                               "vendor's default: not with peers\n"), 2;
     return 0;
+}
+
+/* --merge FILE...: no MPI job, only the tables of runs made before. */
+static int merge_main(int argc, char **argv)
+{
+    report r = {.out = stdout};
+    char *files[MAX_RUNS];
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--csv"))
+            r.csv = 1;
+        else if (strcmp(argv[i], "--merge") && n < MAX_RUNS)
+            files[n++] = argv[i];
+    }
+    if (!n)
+        return fprintf(stderr, "hiercoll-bench: --merge needs the CSV files of the runs\n"), 2;
+    if (!r.csv)
+        printf("hiercoll-bench: %d runs merged: medians over the runs of each time, and of each "
+               "ratio taken within one run\n", n);
+    return merge_runs(&r, files, n) ? 2 : 0;
+}
+
+/* A launch that selected one of Open MPI's components: exit 77 where it would not serve
+ * these ranks, so the caller does not measure the default under its name. */
+static int peer_cannot_run(const options *o)
+{
+    const peer_def *d = o->peer_label ? peer_find(PEER_FAMILY, o->peer_label, 3) : NULL;
+    int hosts = count_nodes(0);
+    if (!d || (d->where == PEER_ONE_HOST && hosts == 1) ||
+        (d->where == PEER_SEVERAL_HOSTS && hosts > 1) || d->where == PEER_ANY_HOSTS)
+        return 0;
+    if (rank == 0)
+        fprintf(stderr, "hiercoll-bench: peer %s cannot run on %d host(s): %s\n", d->name,
+                hosts, d->about);
+    return 1;
 }
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--merge"))
+            return merge_main(argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     options o;
     int rc = parse_options(argc, argv, &o);
+    if (!rc && peer_cannot_run(&o))
+        rc = 77;
     if (rc) {
         MPI_Finalize();
-        return rc == 1 ? 0 : 2;
+        return rc == 1 ? 0 : rc;
     }
-    report r = {.out = stdout, .csv = o.csv, .nranks = nranks, .nnodes = count_nodes()};
+    report r = {.out = stdout, .csv = o.csv, .nranks = nranks, .nnodes = count_nodes(1),
+                .runs = 1, .net = o.m.net};
     if (rank == 0 && !o.csv) {
         const char *pre = getenv("LD_PRELOAD");
         printf("hiercoll-bench: medians of the slowest rank's time per call; ratio = hiercoll / "
-               "vendor%s\n",
+               "%s%s\n", o.peers ? "the best peer" : "vendor",
                pre && strstr(pre, "libhiercoll") ? "" : "\n(not under the preload: every path "
                                                         "is the vendor's)");
     }

@@ -7,17 +7,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROOT_ROTATE, ROOT_FIXED, NROOT };
-enum { BUF_FRESH, BUF_WARM, BUF_COLD, NBUF };
+enum { ROOT_ROTATE, ROOT_FIXED, ROOT_SWITCH, NROOT };
+enum { BUF_FRESH, BUF_WARM, BUF_COLD, BUF_STRIDE, BUF_BLOCK, BUF_WARM2STRIDE, NBUF };
 enum { TIME_LATENCY, TIME_STREAM, NTIME };
 typedef struct pattern {
     int root, buf, timing;
 } pattern;
 #define MAX_PATTERNS (NROOT * NBUF * NTIME)
 
-static const char *const pattern_root_names[NROOT] = {"rotate", "fixed"};
-static const char *const pattern_buf_names[NBUF] = {"fresh", "warm", "cold"};
+static const char *const pattern_root_names[NROOT] = {"rotate", "fixed", "switch"};
+static const char *const pattern_buf_names[NBUF] = {"fresh", "warm", "cold", "stride", "block",
+                                                    "warm2stride"};
 static const char *const pattern_time_names[NTIME] = {"latency", "stream"};
+
+/* Named sets of patterns, each a list in the syntax below. `classic` is the twelve the
+ * broadcast's rule was tuned on (docs/algorithms-bcast.md); --tune measures those. */
+static const struct {
+    const char *name, *list;
+} pattern_sets[] = {
+    {"all", "*-*-*"},
+    {"classic", "rotate-fresh-*,rotate-warm-*,rotate-cold-*,fixed-fresh-*,fixed-warm-*,fixed-cold-*"},
+    {"partial", "rotate-stride-*,rotate-block-*,fixed-stride-*,fixed-block-*"},
+    {"midrun", "switch-fresh-*,switch-warm-*,switch-stride-*,rotate-warm2stride-*,"
+               "fixed-warm2stride-*"},
+};
+
+/* A pattern whose behaviour changes after half of each path's calls (the root, or the
+ * buffers): its halves are timed and reported apart. */
+static inline int pattern_midrun(pattern p)
+{
+    return p.root == ROOT_SWITCH || p.buf == BUF_WARM2STRIDE;
+}
+
+/* What the buffers do in half h (1 or 2; 0 for a pattern that does not change). */
+static inline int pattern_buf_in(pattern p, int half)
+{
+    if (p.buf == BUF_WARM2STRIDE)
+        return half == 2 ? BUF_STRIDE : BUF_WARM;
+    return p.buf;
+}
+
+/* The root of a path's call number `call` (its own count) in half h, among n ranks. */
+static inline int pattern_root_of(pattern p, int half, long long call, int n)
+{
+    if (p.root == ROOT_ROTATE)
+        return (int)(call % n);
+    return p.root == ROOT_SWITCH && half == 2 ? n - 1 : 0;
+}
 
 static inline void pattern_name(pattern p, char *out, size_t len)
 {
@@ -38,11 +74,10 @@ static inline int pattern_field(const char *s, size_t n, const char *const *name
 
 static inline int pattern_parse_one(const char *t, pattern *out, int *n, char *err, size_t errlen)
 {
-    if (!strcmp(t, "all"))
-        t = "*-*-*";
     const char *d1 = strchr(t, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
     if (!d2 || strchr(d2 + 1, '-')) {
-        snprintf(err, errlen, "'%s' is not ROOT-BUFFERS-TIMING", t);
+        snprintf(err, errlen, "'%s' is not ROOT-BUFFERS-TIMING (or all, classic, partial, midrun)",
+                 t);
         return -1;
     }
     int r = pattern_field(t, (size_t)(d1 - t), pattern_root_names, NROOT);
@@ -50,8 +85,8 @@ static inline int pattern_parse_one(const char *t, pattern *out, int *n, char *e
     int m = pattern_field(d2 + 1, strlen(d2 + 1), pattern_time_names, NTIME);
     if (r == -2 || b == -2 || m == -2) {
         snprintf(err, errlen,
-                 "'%s': root is rotate|fixed, buffers fresh|warm|cold, timing latency|stream "
-                 "(or * for each)", t);
+                 "'%s': root is rotate|fixed|switch, buffers fresh|warm|cold|stride|block|"
+                 "warm2stride, timing latency|stream (or * for each)", t);
         return -1;
     }
     for (int i = 0; i < NROOT; i++)
@@ -68,15 +103,27 @@ static inline int pattern_parse_one(const char *t, pattern *out, int *n, char *e
     return 0;
 }
 
-/* "rotate-fresh-latency"; a field may be '*' ("fixed-*-stream"), "all" is "*-*-*"; a list is
- * comma-separated. Returns 0, or -1 with a reason in err. */
+/* A comma-separated list of patterns ("rotate-fresh-latency"; a field may be '*', as in
+ * "fixed-*-stream") and set names (pattern_sets). Returns 0, or -1 with a reason in err. */
 static inline int pattern_parse(const char *text, pattern *out, int *n, char *err, size_t errlen)
 {
     char *list = strdup(text), *save = NULL;
     int rc = 0;
     *n = 0;
-    for (char *t = strtok_r(list, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
-        rc = pattern_parse_one(t, out, n, err, errlen);
+    for (char *t = strtok_r(list, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        const char *set = NULL;
+        for (size_t s = 0; s < sizeof pattern_sets / sizeof pattern_sets[0]; s++)
+            if (!strcmp(t, pattern_sets[s].name))
+                set = pattern_sets[s].list;
+        if (!set) {
+            rc = pattern_parse_one(t, out, n, err, errlen);
+            continue;
+        }
+        char *members = strdup(set), *save2 = NULL;
+        for (char *m = strtok_r(members, ",", &save2); m && !rc; m = strtok_r(NULL, ",", &save2))
+            rc = pattern_parse_one(m, out, n, err, errlen);
+        free(members);
+    }
     free(list);
     if (!rc && !*n) {
         snprintf(err, errlen, "no pattern given");

@@ -1,9 +1,7 @@
-/* What the bench prints: one table per pattern, a summary across patterns, and the tuning
- * file that follows from them. Only rank 0 calls these. */
+/* What the bench prints: one table per pattern, as text or CSV. Only rank 0 calls these (or
+ * --merge, with no MPI at all). summary.c: the summary across patterns and the tuning file. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench.h"
 
@@ -19,45 +17,72 @@ void size_label(long long b, char *out, size_t len)
         snprintf(out, len, "%lld B", b);
 }
 
-static double ratio_of(const row *x, int q)
+void half_label(const row *x, char *out, size_t len)
 {
-    return x->s[0].median > 0 ? x->s[q].median / x->s[0].median : 0;
+    snprintf(out, len, "%s", x->half == 1 ? "1st" : x->half == 2 ? "2nd" : "");
 }
 
-static long errors_of(const report *r, const row *x)
+/* Column widths: a name, or what the column holds, whichever is wider. */
+static int width(const char *name, int least)
 {
-    long e = x->xcopy_us < 0;
-    for (int q = 0; q < r->npaths[x->which]; q++)
-        e += x->s[q].errors;
-    return e;
+    int n = (int)strlen(name);
+    return n > least ? n : least;
 }
+
+static int peer_width(const report *r, enum coll which, int q)
+{
+    return width(r->algo[which][q], 7) + 3; /* "NAME us" */
+}
+
+static int plan_width(const report *r, enum coll which)
+{
+    int w = 10;
+    for (int q = 0; q < r->npaths[which]; q++)
+        w = width(r->algo[which][q], w);
+    return w;
+}
+
+static const char *csv_columns =
+    "collective,pattern,algorithm,ranks,bytes,iterations,vendor_median_us,vendor_min_us,"
+    "vendor_max_us,hiercoll_median_us,hiercoll_min_us,hiercoll_max_us,ratio,memcpy_us,xcopy_us,"
+    "half,ran,peer,nodes,run,vendor_link_bytes,hiercoll_link_bytes,errors\n";
 
 void report_header(report *r, enum coll which, pattern p)
 {
     if (r->csv) {
-        if (!r->csv_header_done) {
-            fprintf(r->out, "collective,pattern,algorithm,ranks,bytes,iterations,vendor_median_us,"
-                            "vendor_min_us,vendor_max_us,hiercoll_median_us,hiercoll_min_us,"
-                            "hiercoll_max_us,ratio,memcpy_us,xcopy_us,errors\n");
-            r->csv_header_done = 1;
-        }
+        if (!r->csv_header_done)
+            fputs(csv_columns, r->out);
+        r->csv_header_done = 1;
         return;
     }
     char name[64];
     pattern_name(p, name, sizeof name);
-    fprintf(r->out, "\n%s, %d ranks, %s, pattern %s\n", coll_names[which], r->nranks,
-            which == COLL_BCAST ? "MPI_BYTE" : "MPI_DOUBLE MPI_SUM", name);
-    fprintf(r->out, "%10s %6s %11s", "size", "iters", "vendor us");
-    for (int q = 1; q < r->npaths[which]; q++) {
-        char h[48];
+    const char *change = p.root == ROOT_SWITCH
+                             ? ": root 0, then the last rank, from half of each path's calls"
+                         : p.buf == BUF_WARM2STRIDE
+                             ? ": buffers warm, then stride, from half of each path's calls"
+                             : "";
+    fprintf(r->out, "\n%s, %d ranks, %s, pattern %s%s\n", coll_names[which], r->nranks,
+            which == COLL_BCAST ? "MPI_BYTE" : "MPI_DOUBLE MPI_SUM", name, change);
+    int np = r->npaths[which], npeers = r->npeers[which], a = path_auto(r, which);
+    fprintf(r->out, "%10s%s %6s", "size", pattern_midrun(p) ? "  half" : "", "iters");
+    for (int q = 0; q < npeers; q++) {
+        char h[64];
         snprintf(h, sizeof h, "%s us", r->algo[which][q]);
-        fprintf(r->out, " %11s %7s", h, "ratio");
+        fprintf(r->out, " %*s", peer_width(r, which, q), h);
     }
-    fprintf(r->out, " %10s %9s %9s %8s %8s\n", "memcpy us", "/memcpy", "xcopy us", "/xcopy",
+    if (npeers > 1)
+        fprintf(r->out, " %-*s", plan_width(r, which), "best");
+    for (int q = npeers; q < np; q++)
+        fprintf(r->out, " %*s", width(r->algo[which][q], 7), r->algo[which][q]);
+    if (a >= 0)
+        fprintf(r->out, "  %-16s %-*s %9s", "auto ran", plan_width(r, which), "best fixed",
+                "auto/best");
+    fprintf(r->out, " %10s %8s %9s %7s %9s\n", "memcpy us", "/memcpy", "xcopy us", "/xcopy",
             "verified");
 }
 
-static void keep(report *r, const row *x)
+void report_keep(report *r, const row *x)
 {
     if (r->nrows == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
@@ -66,209 +91,138 @@ static void keep(report *r, const row *x)
     r->rows[r->nrows++] = *x;
 }
 
+/* One line per pair of a peer and a hiercoll path measured in the same run: the pair's times
+ * and their ratio, as in one run without peers. Columns added since come before the errors,
+ * which stay last (tests/e2e/choices.sh reads them there). */
+static void csv_row(report *r, const row *x)
+{
+    char name[64];
+    pattern_name(x->p, name, sizeof name);
+    enum coll c = x->which;
+    for (int v = 0; v < r->npeers[c]; v++) {
+        if (x->s[v].median <= 0)
+            continue;
+        for (int q = r->npeers[c]; q < r->npaths[c]; q++)
+            fprintf(r->out, "%s,%s,%s,%d,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
+                            "%d,%s,%s,%d,%d,%.0f,%.0f,%ld\n",
+                    coll_names[c], name, r->algo[c][q], r->nranks, x->bytes, x->iters,
+                    x->s[v].median, x->s[v].min, x->s[v].max, x->s[q].median, x->s[q].min,
+                    x->s[q].max, x->s[q].median / x->s[v].median, x->memcpy_us, x->xcopy_us,
+                    x->half, *x->ran[q] ? x->ran[q] : "-", r->algo[c][v], r->nnodes, x->run,
+                    x->link[v], x->link[q], x->s[v].errors + x->s[q].errors + (x->xcopy_us < 0));
+    }
+    fflush(r->out);
+}
+
+/* Bytes in a column of 7 or more: as they are up to 9999999, then in MiB. */
+static void bytes_text(double b, char *out, size_t len)
+{
+    if (b < 1e7)
+        snprintf(out, len, "%.0f", b);
+    else
+        snprintf(out, len, "%.1fM", b / (1 << 20));
+}
+
+/* --net-bytes: under a table line, each peer's and path's bytes per call over the busiest
+ * link, in its own column. */
+static void link_line(report *r, const cell *c)
+{
+    const row *x = c->first;
+    enum coll which = x->which;
+    char b[32];
+    fprintf(r->out, "%*s", pattern_midrun(x->p) ? 23 : 17, "link bytes/call");
+    for (int q = 0; q < r->npaths[which]; q++) {
+        if (q == r->npeers[which] && r->npeers[which] > 1)
+            fprintf(r->out, " %-*s", plan_width(r, which), "");
+        bytes_text(c->link[q], b, sizeof b);
+        fprintf(r->out, " %*s", q < r->npeers[which] ? peer_width(r, which, q)
+                                                      : width(r->algo[which][q], 7), b);
+    }
+    fputc('\n', r->out);
+}
+
+void report_line(report *r, const row *key)
+{
+    cell c;
+    cell_of(r, key, &c);
+    const row *x = c.first;
+    enum coll which = x->which;
+    int np = r->npaths[which], npeers = r->npeers[which], a = path_auto(r, which);
+    char label[32], half[8];
+    size_label(x->bytes, label, sizeof label);
+    half_label(x, half, sizeof half);
+    fprintf(r->out, "%10s", label);
+    if (pattern_midrun(x->p))
+        fprintf(r->out, " %5s", half);
+    fprintf(r->out, " %6d", x->iters);
+    for (int q = 0; q < npeers; q++) {
+        if (c.peer_us[q] > 0)
+            fprintf(r->out, " %*.2f", peer_width(r, which, q), c.peer_us[q]);
+        else
+            fprintf(r->out, " %*s", peer_width(r, which, q), "-");
+    }
+    if (npeers > 1)
+        fprintf(r->out, " %-*s", plan_width(r, which), c.best >= 0 ? r->algo[which][c.best] : "-");
+    for (int q = npeers; q < np; q++)
+        fprintf(r->out, " %*.2f", width(r->algo[which][q], 7), c.ratio[q]);
+    if (a >= 0) {
+        char ab[16] = "-";
+        if (c.auto_best > 0)
+            snprintf(ab, sizeof ab, "%.2f", c.auto_best);
+        fprintf(r->out, "  %-16s %-*s %9s", *c.ran ? c.ran : "-", plan_width(r, which),
+                c.best_fixed >= 0 ? r->algo[which][c.best_fixed] : "-", ab);
+    }
+    /* The references against the yardstick: auto, else the first hiercoll path. */
+    double h = c.yard_us > 0 ? c.yard_us : c.peer_us[0];
+    char xs[16] = "-", xr[16] = "-", ok[32] = "yes";
+    if (c.xcopy_us > 0)
+        snprintf(xs, sizeof xs, "%.2f", c.xcopy_us), snprintf(xr, sizeof xr, "%.2f", h / c.xcopy_us);
+    else if (c.xcopy_us < 0)
+        snprintf(xs, sizeof xs, "BAD");
+    if (c.errors)
+        snprintf(ok, sizeof ok, "%ld BAD", c.errors);
+    fprintf(r->out, " %10.2f %8.1f %9s %7s %9s\n", c.memcpy_us,
+            c.memcpy_us > 0 ? h / c.memcpy_us : 0, xs, xr, ok);
+    if (r->net)
+        link_line(r, &c);
+    fflush(r->out);
+}
+
 void report_row(report *r, const row *x)
 {
-    keep(r, x);
-    char name[64], label[32];
-    pattern_name(x->p, name, sizeof name);
-    int np = r->npaths[x->which];
+    report_keep(r, x);
+    if (r->csv)
+        csv_row(r, x);
+    else if (r->runs <= 1)
+        report_line(r, x);
+}
+
+/* Every kept row: the CSV lines, or each collective's tables (a line per key, in the order
+ * the keys were measured) and its summary. For runs merged after the fact. */
+void report_print_all(report *r)
+{
     if (r->csv) {
-        for (int q = 1; q < np; q++)
-            fprintf(r->out, "%s,%s,%s,%d,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%ld\n",
-                    coll_names[x->which], name, r->algo[x->which][q], r->nranks, x->bytes, x->iters,
-                    x->s[0].median, x->s[0].min, x->s[0].max, x->s[q].median, x->s[q].min,
-                    x->s[q].max, ratio_of(x, q), x->memcpy_us, x->xcopy_us,
-                    x->s[0].errors + x->s[q].errors + (x->xcopy_us < 0));
-        fflush(r->out);
+        report_header(r, COLL_BCAST, (pattern){0, 0, 0});
+        for (int i = 0; i < r->nrows; i++)
+            csv_row(r, &r->rows[i]);
         return;
     }
-    size_label(x->bytes, label, sizeof label);
-    fprintf(r->out, "%10s %6d %11.2f", label, x->iters, x->s[0].median);
-    for (int q = 1; q < np; q++)
-        fprintf(r->out, " %11.2f %7.2f", x->s[q].median, ratio_of(x, q));
-    /* The references against the first hiercoll path. */
-    double h = np > 1 ? x->s[1].median : x->s[0].median;
-    char xs[16] = "-", xr[16] = "-", ok[32] = "yes";
-    if (x->xcopy_us > 0)
-        snprintf(xs, sizeof xs, "%.2f", x->xcopy_us), snprintf(xr, sizeof xr, "%.2f", h / x->xcopy_us);
-    else if (x->xcopy_us < 0)
-        snprintf(xs, sizeof xs, "BAD");
-    long e = errors_of(r, x);
-    if (e)
-        snprintf(ok, sizeof ok, "%ld BAD", e);
-    fprintf(r->out, " %10.2f %9.1f %9s %8s %8s\n", x->memcpy_us,
-            x->memcpy_us > 0 ? h / x->memcpy_us : 0, xs, xr, ok);
-    fflush(r->out);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Across the patterns measured at one size: path q's worst ratio (and its row), its median
- * ratio, and its worst time against xcopy. */
-typedef struct spread {
-    double worst, median, worst_xcopy;
-    const row *worst_row;
-    int n;
-} spread;
-
-static spread spread_of(const report *r, enum coll which, long long bytes, int q)
-{
-    spread s = {0, 0, 0, NULL, 0};
-    double v[MAX_PATTERNS];
-    for (int i = 0; i < r->nrows; i++) {
-        const row *x = &r->rows[i];
-        if (x->which != which || x->bytes != bytes || s.n == MAX_PATTERNS)
-            continue;
-        double ratio = q ? ratio_of(x, q) : 1.0;
-        v[s.n++] = ratio;
-        if (!s.worst_row || ratio > s.worst)
-            s.worst = ratio, s.worst_row = x;
-        if (x->xcopy_us > 0 && x->s[q].median / x->xcopy_us > s.worst_xcopy)
-            s.worst_xcopy = x->s[q].median / x->xcopy_us;
-    }
-    if (s.n) {
-        qsort(v, (size_t)s.n, sizeof *v, cmp_double);
-        s.median = s.n % 2 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2;
-    }
-    return s;
-}
-
-/* The sizes measured for a collective, in the order first seen. */
-static int sizes_of(const report *r, enum coll which, long long *out, int max)
-{
-    int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        if (r->rows[i].which != which)
-            continue;
-        int seen = 0;
-        for (int j = 0; j < n; j++)
-            seen |= out[j] == r->rows[i].bytes;
-        if (!seen && n < max)
-            out[n++] = r->rows[i].bytes;
-    }
-    return n;
-}
-
-void report_summary(report *r, enum coll which)
-{
-    long long sizes[256];
-    int ns = sizes_of(r, which, sizes, 256);
-    int np = r->npaths[which];
-    if (r->csv || !ns || np < 2)
-        return;
-    int npat = spread_of(r, which, sizes[0], 1).n;
-    if (npat < 2)
-        return;
-    fprintf(r->out, "\n%s, %d ranks: summary over %d patterns (ratio = path / vendor; /xcopy = "
-                    "path / one copy of the message from the other core)\n",
-            coll_names[which], r->nranks, npat);
-    fprintf(r->out, "%10s", "size");
-    for (int q = 1; q < np; q++) {
-        char h[48];
-        snprintf(h, sizeof h, "%s worst", r->algo[which][q]);
-        fprintf(r->out, " %14s %7s %12s", h, "median", "worst/xcopy");
-    }
-    fprintf(r->out, "  %s\n", "worst pattern");
-    for (int i = 0; i < ns; i++) {
-        char label[32], name[64] = "-";
-        size_label(sizes[i], label, sizeof label);
-        fprintf(r->out, "%10s", label);
-        for (int q = 1; q < np; q++) {
-            spread s = spread_of(r, which, sizes[i], q);
-            char xc[16] = "-";
-            if (s.worst_xcopy > 0)
-                snprintf(xc, sizeof xc, "%.2f", s.worst_xcopy);
-            fprintf(r->out, " %14.2f %7.2f %12s", s.worst, s.median, xc);
-            if (q == 1 && s.worst_row)
-                pattern_name(s.worst_row->p, name, sizeof name);
-        }
-        fprintf(r->out, "  %s\n", name);
-    }
-    fflush(r->out);
-}
-
-/* The best path at one size: the lowest worst ratio over the patterns, then the lowest
- * median; the vendor (ratio 1 everywhere) competes too, and goes first. A later path must win
- * by TUNE_MARGIN: paths that run the same mechanism at a size (shm and shm-cma inline their
- * smallest messages alike) differ by noise, and the earlier one should keep the range. */
-#define TUNE_MARGIN 0.05
-static int best_path(const report *r, enum coll which, long long bytes)
-{
-    int best = 0;
-    spread bs = spread_of(r, which, bytes, 0);
-    for (int q = 1; q < r->npaths[which]; q++) {
-        spread s = spread_of(r, which, bytes, q);
-        if (s.worst < bs.worst * (1 - TUNE_MARGIN) ||
-            (s.worst <= bs.worst * (1 + TUNE_MARGIN) && s.median < bs.median * (1 - TUNE_MARGIN)))
-            best = q, bs = s;
-    }
-    return best;
-}
-
-static void range_text(long long lo, long long hi, char *out, size_t len)
-{
-    if (lo <= 0 && hi < 0)
-        snprintf(out, len, "*");
-    else if (hi < 0)
-        snprintf(out, len, "%lld-", lo);
-    else if (lo <= 0)
-        snprintf(out, len, "-%lld", hi);
-    else
-        snprintf(out, len, "%lld-%lld", lo, hi);
-}
-
-int report_tune(const report *r, const char *file, char *err, size_t errlen)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s", tmp);
-        return -1;
-    }
-    time_t now = time(NULL);
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%d", localtime(&now));
-    fprintf(f, "hiercoll-tuning 1\n"
-               "# Written by hiercoll-bench --tune on %s: %d ranks on %d node(s). At each measured\n"
-               "# size, the algorithm whose worst ratio to the vendor over the patterns measured\n"
-               "# was lowest; a range runs from one measured size to the next.\n"
-               "# collective  bytes  ranks  nodes  algorithm\n",
-            day, r->nranks, r->nnodes);
-    for (int c = 0; c < 2; c++) {
-        long long sizes[256];
-        int ns = sizes_of(r, (enum coll)c, sizes, 256);
-        if (!ns)
-            continue;
-        /* sizes ascending */
-        for (int i = 1; i < ns; i++)
-            for (int j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
-                long long t = sizes[j];
-                sizes[j] = sizes[j - 1];
-                sizes[j - 1] = t;
+    for (enum coll c = COLL_BCAST; c <= COLL_ALLREDUCE; c++) {
+        for (int i = 0; i < r->nrows; i++) {
+            const row *x = &r->rows[i];
+            int new_pattern = x->which == c, new_key = x->which == c;
+            for (int j = 0; j < i && new_key; j++) {
+                const row *y = &r->rows[j];
+                int same_p = y->which == c && y->p.root == x->p.root && y->p.buf == x->p.buf &&
+                             y->p.timing == x->p.timing;
+                new_pattern &= !same_p;
+                new_key = !(same_p && y->bytes == x->bytes && y->half == x->half);
             }
-        int cur = best_path(r, (enum coll)c, sizes[0]);
-        long long lo = 0;
-        for (int i = 1; i <= ns; i++) {
-            int next = i < ns ? best_path(r, (enum coll)c, sizes[i]) : -1;
-            if (next == cur)
-                continue;
-            char range[64];
-            range_text(lo, i < ns ? sizes[i] : -1, range, sizeof range);
-            fprintf(f, "%-12s %-12s %-6d %-6d %s\n", c == COLL_BCAST ? "bcast" : "allreduce",
-                    range, r->nranks, r->nnodes, r->algo[c][cur]);
-            lo = i < ns ? sizes[i] : 0;
-            cur = next;
+            if (new_pattern)
+                report_header(r, c, x->p);
+            if (new_key)
+                report_line(r, x);
         }
+        report_summary(r, c);
     }
-    if (fclose(f) != 0 || rename(tmp, file) != 0) {
-        snprintf(err, errlen, "cannot write %s", file);
-        remove(tmp);
-        return -1;
-    }
-    return 0;
 }

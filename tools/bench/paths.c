@@ -1,0 +1,92 @@
+/* The paths compared: each on a duplicate of MPI_COMM_WORLD whose info key forces it, so one
+ * run holds them all; and what the library says a path's last call ran. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "hc_config.h"
+#include "peers.h"
+
+static const char *const info_keys[2] = {"hiercoll_bcast", "hiercoll_allreduce"};
+static const char *const last_keys[2] = {"hiercoll_bcast_last", "hiercoll_allreduce_last"};
+static const char *const variables[2] = {"HIERCOLL_BCAST", "HIERCOLL_ALLREDUCE"};
+
+MPI_Comm path_comm(enum coll which, const char *algo)
+{
+    MPI_Comm c;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, info_keys[which], algo);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Info_free(&info);
+    return c;
+}
+
+void path_last_plan(const path *p, enum coll which, char *out, size_t len)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    int flag = 0;
+    out[0] = 0;
+    if (MPI_Comm_get_info(p->comm, &info) != MPI_SUCCESS || info == MPI_INFO_NULL)
+        return;
+#if MPI_VERSION >= 4
+    int n = (int)len;
+    MPI_Info_get_string(info, last_keys[which], &n, out, &flag);
+#else
+    MPI_Info_get(info, last_keys[which], (int)len - 1, out, &flag);
+#endif
+    if (!flag)
+        out[0] = 0;
+    MPI_Info_free(&info);
+}
+
+/* The bench is built from the library's own configuration table, so it knows the names the
+ * preloaded library of the same build accepts. */
+static int path_known(enum coll which, const char *algo, const char **accepted)
+{
+    const hc_var_desc *v = hc_config_find(variables[which]);
+    *accepted = v ? v->accepted : "";
+    return v && hc_config_enum_index(v, algo) >= 0;
+}
+
+int paths_peers(enum coll which, int peers, const char *label, FILE *notes, path *paths)
+{
+    int np = 0;
+    paths[np++] = (path){label ? label : peers ? "default" : "vendor", path_comm(which, "vendor"),
+                         {0}};
+    for (int i = 0; peers && i < NPEER_DEFS && np < MAX_PATHS; i++) {
+        const peer_def *d = &peer_defs[i];
+        if (strcmp(d->family, PEER_FAMILY) || !(d->colls & (1 << which)) || !*d->settings)
+            continue;
+        char err[256] = "";
+        path x = {d->name, MPI_COMM_NULL, {0}};
+        int ok = peers_resolve(d->settings, &x.cvars, err, sizeof err) == 0, all;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        if (!all) {
+            if (notes)
+                fprintf(notes, "hiercoll-bench: peer %s left out: %s\n", d->name,
+                        *err ? err : "another rank could not set it");
+            continue;
+        }
+        x.comm = path_comm(which, "vendor");
+        paths[np++] = x;
+    }
+    return np;
+}
+
+int paths_algos(enum coll which, const char *algos, FILE *notes, path *paths, int np)
+{
+    char *list = strdup(algos), *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t && np < MAX_PATHS; t = strtok_r(NULL, ",", &save)) {
+        const char *accepted;
+        if (!path_known(which, t, &accepted)) {
+            if (notes)
+                fprintf(notes, "hiercoll-bench: %s: this library has no algorithm '%s' (%s); "
+                               "left out\n", coll_names[which], t, accepted);
+            continue;
+        }
+        paths[np++] = (path){strdup(t), path_comm(which, t), {0}};
+    }
+    free(list);
+    return np;
+}
