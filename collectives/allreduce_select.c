@@ -28,18 +28,17 @@
 static const double default_alpha[2] = {1e-6, 4e-6};
 static const double default_beta[2] = {0.4e-9, 1e-9};
 
-/* Per-level model costs: HIERCOLL_BANDWIDTHS (from the top: network first) or defaults. */
-static void level_costs(double *alpha, double *beta)
+/* Per-level model costs (node, network): the bandwidths the preload read once
+ * (HIERCOLL_BANDWIDTHS or the machine file), else defaults. */
+static void level_costs(const hc_comm *c, double *alpha, double *beta)
 {
-    double bw[32];
-    int nb = hc_cfg.bandwidths.s[0] ? hc_parse_floats(hc_cfg.bandwidths.s, bw, 32) : 0;
     for (int l = 0; l < 2; l++) {
         alpha[l] = default_alpha[l];
         beta[l] = default_beta[l];
     }
-    if (nb >= 2) {
-        beta[0] = 2 / bw[nb - 1];
-        beta[1] = 2 / bw[0];
+    if (c->bw_node > 0 && c->bw_network > 0) {
+        beta[0] = 2 / c->bw_node;
+        beta[1] = 2 / c->bw_network;
     }
 }
 
@@ -78,7 +77,7 @@ static void lattice_for(hc_comm *c, const hc_params *v, long long bytes, hc_ar_p
     if (c->num_nodes > 1 && c->nodes_regular) {
         int fanout[2] = {c->local_size, c->num_nodes};
         double alpha[2], beta[2];
-        level_costs(alpha, beta);
+        level_costs(c, alpha, beta);
         hc_ring_choose(2, fanout, alpha, beta, (double)bytes, 1, lat, NULL);
         hc_lattice_normalize(lat);
         p->lat_how = "ranks per node x nodes, cost model";

@@ -49,6 +49,10 @@ struct hc_comm {
     int *core_of;        /* [size] OS index of the core each rank ran on at build time */
     int *numa_of;        /* [size] NUMA node OS index of each rank (-1 unknown) */
     int nodes_regular;   /* every node holds the same number of consecutive ranks */
+    /* Measured or given bandwidths, bytes/s, between nodes and between the ranks of a node
+     * (HIERCOLL_BANDWIDTHS or the machine file, read once by the preload); 0 when neither
+     * was given: the cost models keep their own defaults. */
+    double bw_network, bw_node;
 
     void *slot[HC_SLOT_COUNT];
     hc_slot_free_fn slot_free[HC_SLOT_COUNT];

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hc_bandwidth.h"
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_preload.h"
@@ -48,11 +49,27 @@ static void context_free(hc_comm *c)
     free(c);
 }
 
+/* The levels' bandwidths, read once (mapping/hc_bandwidth.h): between nodes, between cores. */
+static double level_bw[2];
+static pthread_once_t level_bw_once = PTHREAD_ONCE_INIT;
+static void read_level_bw(void)
+{
+    static const char *const names[2] = {"node", "core"};
+    char desc[256], warn[512];
+    double bw[2];
+    if (hc_bandwidths(names, 2, hc_cfg.bandwidths.s, hc_cfg.machine_file.s, bw, desc,
+                      sizeof desc, warn, sizeof warn) != HC_BW_BUILTIN)
+        memcpy(level_bw, bw, sizeof bw);
+}
+
 static hc_comm *context_alloc(void)
 {
     hc_comm *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    pthread_once(&level_bw_once, read_level_bw);
+    c->bw_network = level_bw[0];
+    c->bw_node = level_bw[1];
     c->comm = c->local = c->leaders = MPI_COMM_NULL;
     c->bcast_choice = c->allreduce_choice = -1;
     c->bcast_last = c->allreduce_last = -1;
