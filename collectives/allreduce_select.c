@@ -225,7 +225,7 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
                           int start, int origin, uintptr_t site, hc_ar_plan *p)
 {
     hc_learn_key k = {0, reduction_class(r), hc_size_class((uint64_t)bytes)};
-    hc_learn_entry *e = hc_learn_find(&st->learn, k);
+    hc_learn_entry *e = hc_learn_find_last(&st->learn, k);
     if (!e && (e = hc_learn_add(&st->learn, k)) != NULL) {
         int cand[HC_LEARN_MAXCAND];
         int n = candidates(c, st, r, k.sclass, start, cand);
@@ -238,14 +238,14 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
     if (!e)
         return start;
     e->seen_site = site;
-    if (hc_learn_round_over(e)) {
+    if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
         hc_arlearn_round(st, e);
         if (!e->announced && e->origin == HC_ORIGIN_LEARNED) {
             announce_choice(c, e, "measured");
             e->announced = 1;
         }
     }
-    int i = hc_learn_pick(e, &p->measure);
+    int i = hc_learn_next(e, &p->measure);
     e->runs[i]++;
     p->learn = e;
     p->cand = i;
@@ -265,7 +265,7 @@ int hc_allreduce_fixed(const hc_comm *c, long long bytes, const hc_tuning_rule *
         *origin = HC_ORIGIN_VAR;
         return (int)hc_cfg.allreduce.i;
     }
-    *rule = hc_tuning_rule_for(HC_COLL_ALLREDUCE, bytes, c, NULL, -1);
+    *rule = hc_cfg.tuning.s[0] ? hc_tuning_rule_for(HC_COLL_ALLREDUCE, bytes, c, NULL, -1) : NULL;
     *origin = HC_ORIGIN_FILE;
     return *rule && !(*rule)->learned ? (*rule)->algo : HC_ALLREDUCE_AUTO;
 }

@@ -110,9 +110,9 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
     if (hc_type_size(dt, &tsize) != MPI_SUCCESS)
         return HC_FALLBACK;
     size_t m = (size_t)(tsize * count);
-    const struct hc_tuning_rule *rule;
-    int origin;
-    if (hc_bcast_fixed(c, m, &rule, &origin) == HC_BCAST_VENDOR)
+    hc_bcast_fixed_choice fx;
+    hc_bcast_fixed(c, m, &fx);
+    if (fx.algo == HC_BCAST_VENDOR)
         return HC_FALLBACK; /* asked for: the vendor takes the caller's own arguments */
     if (m == 0)
         return MPI_SUCCESS;
@@ -127,7 +127,7 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
     if (decider)
         hc_blearn_collect(st);
     hc_bcast_plan p;
-    hc_bcast_select(c, st, m, root, site, decider, &p);
+    hc_bcast_select(c, st, m, root, site, decider, &fx, &p);
     uint64_t t0 = p.measure ? hc_now_ns() : 0, g_first = st->seq;
     int rc = MPI_SUCCESS;
     /* On one node the vendor's broadcast takes the caller's own arguments: the root says so

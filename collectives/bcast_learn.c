@@ -68,11 +68,11 @@ static int readers_done(hc_bstate *st, uint64_t g, uint64_t *ns)
     return 1;
 }
 
-void hc_blearn_collect(hc_bstate *st)
+int hc_blearn_pending(const hc_bstate *st) { return st->learn->npend; }
+
+void hc_blearn_collect_pending(hc_bstate *st)
 {
     struct hc_blearn *l = st->learn;
-    if (!l || !l->npend)
-        return;
     int kept = 0;
     for (int i = 0; i < l->npend; i++) {
         pending *p = &l->pend[i];

@@ -58,16 +58,21 @@ typedef struct hc_bcast_plan {
 /* The queue's construction parameters from the configuration. */
 void hc_bcast_setup(hc_bsetup *s);
 
-/* The algorithm every rank takes for m bytes on c without measuring: the info key,
- * HIERCOLL_BCAST, else a rule of the tuning file that every rank reads alike (*rule, when
- * one matches, with *origin); HC_BCAST_AUTO when the node-local roots choose per call. */
+/* What every rank takes for m bytes on c without measuring: the info key, HIERCOLL_BCAST,
+ * else a rule of the tuning file that every rank reads alike (rule, when one matches);
+ * algo HC_BCAST_AUTO when the node-local roots choose per call. */
 struct hc_tuning_rule;
-int hc_bcast_fixed(const hc_comm *c, size_t m, const struct hc_tuning_rule **rule, int *origin);
+typedef struct hc_bcast_fixed_choice {
+    int algo, origin;
+    const struct hc_tuning_rule *rule;
+} hc_bcast_fixed_choice;
+void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx);
 
 /* The plan of a broadcast of m bytes from root on every rank (decider: this rank is a
- * node-local root of the call). site: the caller's call site (0 unknown). */
+ * node-local root of the call; fx: hc_bcast_fixed's answer). site: the caller's call site
+ * (0 unknown). */
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
-                     int decider, hc_bcast_plan *p);
+                     int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p);
 
 /* Runs the plan on m bytes of the contiguous stream `stream` (or, with pk, segment by segment
  * through `stage`, seg bytes); user_dst: stream is the caller's own buffer (bcast_hier.c). */
@@ -82,7 +87,13 @@ int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, voi
 
 /* Learning (bcast_learn.c), on a node-local root: the times its readers have stamped since
  * its last call go to their entries; after a call, what to time once they stamp it. */
-void hc_blearn_collect(hc_bstate *st);
+void hc_blearn_collect_pending(hc_bstate *st);
+int hc_blearn_pending(const hc_bstate *st);
+static inline void hc_blearn_collect(hc_bstate *st)
+{
+    if (st->learn && hc_blearn_pending(st))
+        hc_blearn_collect_pending(st);
+}
 void hc_blearn_after(hc_bstate *st, const hc_bcast_plan *p, uint64_t t0_ns, uint64_t g_first,
                      uint64_t g_last);
 hc_learn_table *hc_blearn_table(hc_bstate *st);

@@ -5,6 +5,7 @@
  * node-local root alone: a rule for its call site (learned in an earlier run), what this run
  * learned there, or the built-in rule (docs/tuning.md). Parameters come from the rule, then
  * the algorithm's own values in the registry, then the HIERCOLL_BCAST_* variables. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +45,7 @@ static int builtin_choice(size_t m)
 }
 
 /* The plan's parameters for algo: the rule's, then the algorithm's own, then the variables. */
-static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
+static void params_of(hc_bcast_plan *p, int algo, const hc_params *rule)
 {
     hc_params v = rule ? *rule : (hc_params){0};
     hc_params_own(HC_COLL_BCAST, algo, &v);
@@ -54,6 +55,29 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
     p->direct = v.set >> HC_BCAST_P_DIRECT & 1 ? (int)v.v[HC_BCAST_P_DIRECT] : HC_BDIRECT_NEVER;
     p->direct_min = v.set >> HC_BCAST_P_DIRECT_MIN & 1 ? (size_t)v.v[HC_BCAST_P_DIRECT_MIN]
                                                        : (size_t)hc_cfg.bcast_direct_min.i;
+}
+
+/* Without a rule's parameters every algorithm's are the same on every call: worked out once,
+ * as the learner's root picks one for each of its calls. */
+static hc_bcast_plan plain[HC_BCAST_COUNT];
+static pthread_once_t plain_once = PTHREAD_ONCE_INIT;
+static void plain_init(void)
+{
+    for (int a = 0; a < HC_BCAST_COUNT; a++)
+        params_of(&plain[a], a, NULL);
+}
+
+static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
+{
+    if (rule) {
+        params_of(p, algo, rule);
+        return;
+    }
+    pthread_once(&plain_once, plain_init);
+    p->algo = algo;
+    p->nt_min = plain[algo].nt_min;
+    p->direct = plain[algo].direct;
+    p->direct_min = plain[algo].direct_min;
 }
 
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
@@ -117,7 +141,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     }
     hc_learn_table *t = hc_blearn_table(st);
     hc_learn_key k = {site, root, hc_size_class(m)};
-    hc_learn_entry *e = t ? hc_learn_find(t, k) : NULL;
+    hc_learn_entry *e = t ? hc_learn_find_last(t, k) : NULL;
     if (!e && t && (e = hc_learn_add(t, k)) != NULL) {
         char key[160];
         const hc_tuning_rule *r = site_rule(c, m, root, site, key, sizeof key);
@@ -142,7 +166,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
         p->origin = origin;
         return;
     }
-    if (hc_learn_round_over(e)) {
+    if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
         double tm[HC_LEARN_MAXCAND];
         hc_learn_medians(e, tm);
         hc_learn_decide(e, tm);
@@ -151,7 +175,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
             e->announced = 1;
         }
     }
-    int i = hc_learn_pick(e, &p->measure);
+    int i = hc_learn_next(e, &p->measure);
     e->runs[i]++;
     fill_params(p, e->cand[i], NULL);
     p->origin = i == e->current ? e->origin : HC_ORIGIN_LEARNED;
@@ -159,29 +183,30 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     p->cand = i;
 }
 
-int hc_bcast_fixed(const hc_comm *c, size_t m, const hc_tuning_rule **rule, int *origin)
+void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx)
 {
-    *rule = NULL;
+    fx->rule = NULL;
     if (c->bcast_choice >= 0) {
-        *origin = HC_ORIGIN_INFO;
-        return c->bcast_choice;
+        fx->origin = HC_ORIGIN_INFO;
+        fx->algo = c->bcast_choice;
+    } else if (hc_cfg.bcast.i != HC_BCAST_AUTO) {
+        fx->origin = HC_ORIGIN_VAR;
+        fx->algo = (int)hc_cfg.bcast.i;
+    } else {
+        fx->origin = HC_ORIGIN_FILE;
+        fx->rule = hc_cfg.tuning.s[0]
+                       ? hc_tuning_rule_for(HC_COLL_BCAST, (long long)m, c, NULL, -1)
+                       : NULL;
+        fx->algo = fx->rule ? fx->rule->algo : HC_BCAST_AUTO;
     }
-    if (hc_cfg.bcast.i != HC_BCAST_AUTO) {
-        *origin = HC_ORIGIN_VAR;
-        return (int)hc_cfg.bcast.i;
-    }
-    *rule = hc_tuning_rule_for(HC_COLL_BCAST, (long long)m, c, NULL, -1);
-    *origin = HC_ORIGIN_FILE;
-    return *rule ? (*rule)->algo : HC_BCAST_AUTO;
 }
 
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
-                     int decider, hc_bcast_plan *p)
+                     int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p)
 {
     memset(p, 0, sizeof *p);
-    int origin;
-    const hc_tuning_rule *rule;
-    int algo = hc_bcast_fixed(c, m, &rule, &origin);
+    int algo = fx->algo, origin = fx->origin;
+    const hc_tuning_rule *rule = fx->rule;
     /* Segments pipeline the leaders' step with the nodes' stages; on one node there is none
      * to overlap, and one segment lets readers follow any engine the root picks. */
     const hc_params *rp = rule ? &rule->params : NULL;

@@ -13,7 +13,7 @@
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
- *   WATCH_EVERY calls and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a
+ *   HC_LEARN_WATCH_EVERY calls and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a
  *   better candidate opens a full TRY round before anything changes. */
 #include "learn.h"
 
@@ -27,7 +27,6 @@
 #define FIRST_CHECK 128
 #define MAX_GAP_LOCAL 4096
 #define MAX_GAP_AGREED 1024
-#define WATCH_EVERY 16
 #define WATCH_FACTOR 1.4
 /* A candidate slower than this many times the best after its first block sits out the rest
  * of the round (only where one rank decides: the others cannot know to skip it). */
@@ -96,7 +95,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
             e->retry = 0;
             break;
         }
-        if (e->local && ++e->watch_calls >= WATCH_EVERY) {
+        if (e->local && ++e->watch_calls >= HC_LEARN_WATCH_EVERY) {
             e->watch_calls = 0;
             *measure = 1;
         }
@@ -298,6 +297,7 @@ void hc_learn_table_free(hc_learn_table *t)
     free(t->bucket);
     t->bucket = NULL;
     t->count = 0;
+    t->last = NULL;
 }
 
 void hc_learn_each(hc_learn_table *t, void (*fn)(hc_learn_entry *e, void *arg), void *arg)

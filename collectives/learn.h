@@ -85,6 +85,22 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
 /* The candidate (index in e->cand) for the next call at e, and whether to time it. */
 int hc_learn_pick(hc_learn_entry *e, int *measure);
 
+/* A rank deciding alone times every this many calls of a settled choice (learn.c). */
+#define HC_LEARN_WATCH_EVERY 16
+/* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
+ * every 16th call of a rank deciding alone) goes to hc_learn_pick. */
+static inline int hc_learn_next(hc_learn_entry *e, int *measure)
+{
+    if (e->phase == HC_LEARN_SETTLED && !e->retry && e->calls + 1 < e->next_check &&
+        (!e->local || e->watch_calls + 1 < HC_LEARN_WATCH_EVERY)) {
+        e->calls++;
+        e->watch_calls += e->local;
+        *measure = 0;
+        return e->current;
+    }
+    return hc_learn_pick(e, measure);
+}
+
 /* A timed call of candidate i took `us` microseconds. */
 void hc_learn_sample(hc_learn_entry *e, int i, double us);
 
@@ -103,8 +119,20 @@ int hc_learn_decide(hc_learn_entry *e, const double *t);
 typedef struct hc_learn_table {
     hc_learn_entry **bucket;
     int nbuckets, count;
+    hc_learn_entry *last; /* the entry found last: a loop calls from one site */
 } hc_learn_table;
 hc_learn_entry *hc_learn_find(hc_learn_table *t, hc_learn_key key);
+/* hc_learn_find, trying the entry found last first. */
+static inline hc_learn_entry *hc_learn_find_last(hc_learn_table *t, hc_learn_key key)
+{
+    hc_learn_entry *e = t->last;
+    if (e && e->key.site == key.site && e->key.root == key.root && e->key.sclass == key.sclass)
+        return e;
+    e = hc_learn_find(t, key);
+    if (e)
+        t->last = e;
+    return e;
+}
 /* Adds a zeroed entry for key (NULL when out of memory or the table is full). */
 hc_learn_entry *hc_learn_add(hc_learn_table *t, hc_learn_key key);
 void hc_learn_table_free(hc_learn_table *t);

@@ -1,6 +1,7 @@
 /* The registry of algorithms (hc_algos.def): tables, lookups and the "name:key=value" parser. */
 #include "hc_algos.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,8 @@ static const hc_param_desc bcast_params[] = {
 
 _Static_assert(HC_BCAST_NPARAMS <= HC_PARAMS_MAX && HC_ALLREDUCE_NPARAMS <= HC_PARAMS_MAX,
                "hc_params holds every parameter of a collective");
+_Static_assert(HC_BCAST_COUNT <= HC_PARAMS_MAX * 4 && HC_ALLREDUCE_COUNT <= HC_PARAMS_MAX * 4,
+               "own_values holds every algorithm");
 
 static const struct {
     const char *name;
@@ -189,18 +192,32 @@ int hc_algo_parse(int coll, const char *text, int *algo, hc_params *p, char *err
     return colon ? parse_params(coll, colon + 1, strlen(colon + 1), p, err, errlen) : 0;
 }
 
+/* Each algorithm's own values, parsed once (the selectors ask on every call). */
+static hc_params own_values[HC_COLL_COUNT][HC_PARAMS_MAX * 4];
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+static void parse_own(void)
+{
+    char err[256];
+    for (int coll = 0; coll < HC_COLL_COUNT; coll++)
+        for (int a = 0; a < colls[coll].nalgos; a++) {
+            const char *text = colls[coll].algos[a].params;
+            /* the registry's own text; unit/test_algos parses every one */
+            if (parse_params(coll, text, strlen(text), &own_values[coll][a], err, sizeof err) != 0)
+                memset(&own_values[coll][a], 0, sizeof own_values[coll][a]);
+        }
+}
+
 void hc_params_own(int coll, int algo, hc_params *p)
 {
-    hc_params own = {0};
-    char err[256];
-    const char *text = colls[coll].algos[algo].params;
-    if (parse_params(coll, text, strlen(text), &own, err, sizeof err) != 0)
-        return; /* the registry's own text; unit/test_algos parses every one */
+    pthread_once(&own_once, parse_own);
+    const hc_params *own = &own_values[coll][algo];
+    if (!own->set)
+        return;
     for (int i = 0; i < colls[coll].nparams; i++)
-        if ((own.set >> i & 1) && !(p->set >> i & 1)) {
-            p->v[i] = own.v[i];
-            if (own.v[i] > 0 && colls[coll].params[i].type == HC_PARAM_DIMS)
-                memcpy(p->dims, own.dims, sizeof p->dims);
+        if ((own->set >> i & 1) && !(p->set >> i & 1)) {
+            p->v[i] = own->v[i];
+            if (own->v[i] > 0 && colls[coll].params[i].type == HC_PARAM_DIMS)
+                memcpy(p->dims, own->dims, sizeof p->dims);
             p->set |= 1u << i;
         }
 }
