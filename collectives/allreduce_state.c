@@ -59,16 +59,19 @@ static void state_free(hc_comm *c, void *p)
 
 hc_ar_state *hc_ar_state_get(hc_comm *c)
 {
+    hc_ar_state *st = __atomic_load_n((hc_ar_state **)&c->slot[HC_SLOT_ALLREDUCE], __ATOMIC_ACQUIRE);
+    if (st)
+        return st;
     pthread_mutex_lock(&c->lock);
-    hc_ar_state *st = c->slot[HC_SLOT_ALLREDUCE];
+    st = c->slot[HC_SLOT_ALLREDUCE];
     if (!st && (st = calloc(1, sizeof *st)) != NULL) {
         /* Split, not dup: a dup would copy the preload's attribute to the private comm. */
         if (PMPI_Comm_split(c->comm, 0, c->rank, &st->comm) != MPI_SUCCESS) {
             free(st);
             st = NULL;
         } else {
-            c->slot[HC_SLOT_ALLREDUCE] = st;
             c->slot_free[HC_SLOT_ALLREDUCE] = state_free;
+            __atomic_store_n((hc_ar_state **)&c->slot[HC_SLOT_ALLREDUCE], st, __ATOMIC_RELEASE);
         }
     }
     pthread_mutex_unlock(&c->lock);

@@ -36,9 +36,7 @@ static void state_free(hc_comm *c, void *state)
  * too, so no node takes the vendor path while another waits in ours). */
 static hc_bstate *state_of(hc_comm *c)
 {
-    pthread_mutex_lock(&c->lock);
-    hc_bstate *st = c->slot[HC_SLOT_BCAST];
-    pthread_mutex_unlock(&c->lock);
+    hc_bstate *st = __atomic_load_n((hc_bstate **)&c->slot[HC_SLOT_BCAST], __ATOMIC_ACQUIRE);
     if (st)
         return st;
     hc_bsetup setup;
@@ -62,8 +60,8 @@ static hc_bstate *state_of(hc_comm *c)
                 : c->num_nodes == 1 ? "the queue"
                                     : "the queue in each node, leaders' step between nodes");
     pthread_mutex_lock(&c->lock);
-    c->slot[HC_SLOT_BCAST] = st;
     c->slot_free[HC_SLOT_BCAST] = state_free;
+    __atomic_store_n((hc_bstate **)&c->slot[HC_SLOT_BCAST], st, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&c->lock);
     return st;
 }

@@ -12,7 +12,7 @@
 #define HC_FALLBACK (-1)
 
 /* Per-communicator slots for state owned by one subsystem; each frees its own. */
-enum hc_slot { HC_SLOT_BCAST, HC_SLOT_ALLREDUCE, HC_SLOT_PROF, HC_SLOT_COUNT };
+enum hc_slot { HC_SLOT_BCAST, HC_SLOT_ALLREDUCE, HC_SLOT_COUNT };
 
 typedef struct hc_comm hc_comm;
 typedef void (*hc_slot_free_fn)(hc_comm *c, void *state);

@@ -7,6 +7,7 @@
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_preload.h"
+#include "hc_util.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -31,8 +32,23 @@ static void release_topology(hc_comm *c)
     c->topo_state = 0;
 }
 
+/* Each thread's last contexts by handle, valid while no context has been freed since
+ * (context_free bumps contexts_gen), so a handle the vendor reuses never finds a stale
+ * context. Every intercepted call looks its communicator up: the attribute lookup costs
+ * more than the smallest broadcast's own work. */
+#define CONTEXT_CACHE 16
+typedef struct context_cache_ent {
+    MPI_Comm handle;
+    unsigned gen;
+    hc_comm *c;
+} context_cache_ent;
+static __thread context_cache_ent context_cache[CONTEXT_CACHE]
+    __attribute__((tls_model("initial-exec")));
+static unsigned contexts_gen = 1;
+
 static void context_free(hc_comm *c)
 {
+    __atomic_add_fetch(&contexts_gen, 1, __ATOMIC_ACQ_REL);
     for (int s = 0; s < HC_SLOT_COUNT; s++)
         if (c->slot[s] && c->slot_free[s])
             c->slot_free[s](c, c->slot[s]);
@@ -153,11 +169,18 @@ hc_comm *hc_comm_get(MPI_Comm comm)
 {
     if (!hc_active || comm == MPI_COMM_NULL)
         return NULL;
+    unsigned gen = __atomic_load_n(&contexts_gen, __ATOMIC_ACQUIRE);
+    context_cache_ent *e =
+        &context_cache[((uint32_t)(uintptr_t)comm * 0x9E3779B1u) >> 28 & (CONTEXT_CACHE - 1)];
+    if (HC_LIKELY(e->handle == comm && e->gen == gen))
+        return e->c;
     hc_comm *c = NULL;
     int found = 0;
     PMPI_Comm_get_attr(comm, keyval, &c, &found);
-    if (found && c->comm != MPI_COMM_NULL)
+    if (found && c->comm != MPI_COMM_NULL) {
+        *e = (context_cache_ent){comm, gen, c};
         return c;
+    }
 
     /* First use (or a duplicate not yet completed). Creation is rare: one lock is enough. */
     static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -117,51 +117,12 @@ uint64_t hc_prof_bytes_slow(MPI_Count count, MPI_Datatype dt)
     return (uint64_t)count * (uint64_t)size;
 }
 
-/* The cache: direct-mapped by handle, valid while comm_gen is unchanged. A context of a
- * communicator seen here carries a profiler slot whose release bumps comm_gen, so a handle
- * the vendor reuses never finds a stale context. */
-#define COMM_CACHE 16
-typedef struct comm_cache_ent {
-    MPI_Comm handle;
-    unsigned gen;
-    hc_comm *c;
-} comm_cache_ent;
-static __thread comm_cache_ent comm_cache[COMM_CACHE] __attribute__((tls_model("initial-exec")));
-static unsigned comm_gen = 1;
-static char prof_slot_marker;
-
-static void prof_slot_free(hc_comm *c, void *state)
-{
-    __atomic_add_fetch(&comm_gen, 1, __ATOMIC_ACQ_REL);
-}
-
-hc_comm *hc_prof_comm(MPI_Comm comm)
-{
-    unsigned gen = __atomic_load_n(&comm_gen, __ATOMIC_ACQUIRE);
-    comm_cache_ent *e = &comm_cache[((uint32_t)(uintptr_t)comm * 0x9E3779B1u) >> 28];
-    if (HC_LIKELY(e->handle == comm && e->gen == gen))
-        return e->c;
-    hc_comm *c = hc_comm_get(comm);
-    if (!c)
-        return NULL;
-    pthread_mutex_lock(&c->lock);
-    if (!c->slot[HC_SLOT_PROF]) {
-        c->slot_free[HC_SLOT_PROF] = prof_slot_free;
-        c->slot[HC_SLOT_PROF] = &prof_slot_marker;
-    }
-    pthread_mutex_unlock(&c->lock);
-    e->handle = comm;
-    e->gen = gen;
-    e->c = c;
-    return c;
-}
-
 void hc_prof_p2p(int fn, uint64_t t0, MPI_Count count, MPI_Datatype dt, int dest, MPI_Comm comm)
 {
     hc_prof_thread *t = hc_prof_thread_get();
     uint64_t bytes = 0;
     if (dest != MPI_PROC_NULL && dest >= 0) {
-        hc_comm *c = hc_prof_comm(comm);
+        hc_comm *c = hc_comm_get(comm);
         int n = c ? (c->is_inter ? c->remote_size : c->size) : 0;
         if (c && c->world_rank_of && dest < n) {
             bytes = hc_prof_bytes(count, dt);

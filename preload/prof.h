@@ -136,10 +136,6 @@ static inline uint64_t hc_prof_bytes(MPI_Count count, MPI_Datatype dt)
     return hc_prof_bytes_slow(count, dt);
 }
 
-/* hc_comm_get through a per-thread cache (PMPI_Comm_get_attr costs as much as the rest of
- * the recording); entries die when any context is freed. NULL when comm has no context. */
-hc_comm *hc_prof_comm(MPI_Comm comm);
-
 /* Point-to-point send to dest of comm, recorded at the sender in world ranks. */
 void hc_prof_p2p(int fn, uint64_t t0, MPI_Count count, MPI_Datatype dt, int dest, MPI_Comm comm);
 

@@ -16,7 +16,7 @@ static int coll_begin(coll_rec *r, MPI_Comm comm)
 {
     r->t = hc_prof_thread_get();
     r->sent = 0;
-    r->c = hc_prof_comm(comm);
+    r->c = hc_comm_get(comm);
     return r->c && !r->c->is_inter && r->c->world_rank_of;
 }
 
