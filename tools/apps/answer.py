@@ -5,11 +5,16 @@
     answer.py compare APP REF LOG        exit 0 "same", 1 "differs: ..." (2: no answer in a log)
 
 APP is lammps-lj, lammps-pppm (the thermo line of the last step), gromacs (the energies of
-the last step in md.log), hpcc (its own PASSED/FAILED checks), scalapack-* (the drivers' own
+the last step in md.log); with APPS_ANSWER_STEP=N, of step N (the cluster's longer runs are
+compared at a step before chaos has amplified another summation order's last bits), hpcc (its own PASSED/FAILED checks), scalapack-* (the drivers' own
 "tests completed and passed" / "failed" counts). The tolerances, and why, are in docs/apps.md.
 """
+import os
 import re
 import sys
+
+# Compare the MD codes at this step instead of the last one (None: the last).
+AT_STEP = int(os.environ["APPS_ANSWER_STEP"]) if os.environ.get("APPS_ANSWER_STEP") else None
 
 # LAMMPS prints its thermo values with 14 significant digits (the decks' format): the same
 # trajectory must agree to round-off in the last sums. 1e-9 relative is eleven orders of
@@ -45,7 +50,8 @@ def lammps(text):
                     [float(v) for v in vals]
                 except ValueError:
                     break
-                last = vals
+                if AT_STEP is None or int(vals[0]) == AT_STEP:
+                    last = vals
     if not header or not last:
         return None
     return {h: float(v) for h, v in zip(header, last)}
@@ -61,7 +67,8 @@ def gromacs(text):
             m = re.fullmatch(r"\s+(\d+)\s+\S+", lines[i + 1])
             if m:
                 step = int(m.group(1))
-        if line.strip() == "Energies (kJ/mol)" and step is not None:
+        if line.strip() == "Energies (kJ/mol)" and step is not None and \
+                (AT_STEP is None or step == AT_STEP):
             vals = {"Step": float(step)}
             j = i + 1
             # name lines and value lines alternate, 15 characters a field

@@ -109,9 +109,9 @@ app_steps() {
         lammps-lj:local) echo 200 ;;
         lammps-pppm:local) echo 200 ;;
         gromacs:local) echo 200 ;;
-        lammps-lj:cluster) echo 2000 ;;
-        lammps-pppm:cluster) echo 1000 ;;
-        gromacs:cluster) echo 1000 ;;
+        lammps-lj:cluster) echo 500 ;;
+        lammps-pppm:cluster) echo 300 ;;
+        gromacs:cluster) echo 500 ;;
         *) echo 0 ;;
     esac
 }
