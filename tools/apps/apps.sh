@@ -6,7 +6,7 @@
 #
 # local (default): every application at APPS_NP ranks (2 4 8) on this machine; each
 #   repetition runs the vendor, the preload and the preload with HIERCOLL_PROFILE, one after
-#   the other (alternating), APPS_REPS (5) times. Table: median wall times, hiercoll / vendor,
+#   the other (alternating, each repetition starting with the next mode), APPS_REPS (5) times. Table: median wall times, hiercoll / vendor,
 #   whether the answers are the vendor's, the share of the time in MPI_Bcast + MPI_Allreduce
 #   and in all of MPI (from the profiled runs), and the profiling overhead (profiled /
 #   hiercoll).
@@ -15,7 +15,8 @@
 #   application launched in each of APPS_ORDERS (slot: Open MPI's default, ranks fill a host
 #   first; node: --map-by node, round robin over the hosts; slurm-cyclic: the hook for
 #   Slurm's cyclic distribution). Pass 1 profiles (hiercoll profile), pass 2 is next-run.sh;
-#   then APPS_REPS alternating runs of each, both profiled so they carry the same overhead.
+#   then APPS_REPS alternating runs of each (1 2, 2 1, ...), both profiled so they carry the
+#   same overhead.
 #
 # Variables: APPS (default: every application), APPS_NP ("2 4 8"), APPS_REPS (5), APPS_QUICK=1
 # (one repetition, the check that everything runs), APPS_OUT (build/apps), APPS_RATES,
@@ -61,6 +62,16 @@ answer_of() {
     case $out in same) echo same ;; *) echo differs ;; esac
 }
 
+# rotate K WORD...: the words starting from the K-th (1-based, cyclically)
+rotate() {
+    local k=$1
+    shift
+    local words=("$@") i
+    for ((i = 0; i < ${#words[@]}; i++)); do
+        printf '%s\n' "${words[(k - 1 + i) % ${#words[@]}]}"
+    done
+}
+
 # --- local: vendor, hiercoll, profiled -----------------------------------------------------
 run_local() {
     local results=$OUT/results.tsv
@@ -75,7 +86,9 @@ run_local() {
             step "$app, $np ranks ($fam): $REPS x (vendor, hiercoll, profiled)"
             ref=""
             for rep in $(seq "$REPS"); do
-                for mode in vendor hiercoll profiled; do
+                # each repetition starts with the next mode, so no mode always runs first
+                # (after another application's runs) or last
+                for mode in $(rotate "$rep" vendor hiercoll profiled); do
                     n=$((n + 1))
                     dir=$OUT/runs/$app/np$np/$mode.$rep
                     rm -rf "$dir" && mkdir -p "$dir"
@@ -184,7 +197,7 @@ run_cluster() {
                 mapping=$(python3 "$APPS_DIR/table.py" --mapping "$d/prof")
                 ref=""
                 for rep in $(seq "$REPS"); do
-                    for pass in 1 2; do
+                    for pass in $(rotate "$rep" 1 2); do
                         progress "run $rep/$REPS: pass $pass"
                         local rd=$d/runs/p$pass.$rep
                         mkdir -p "$rd"
