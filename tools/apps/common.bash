@@ -167,15 +167,18 @@ launch_cmd() {
 
 # timed_run DIR TIMEOUT CMD...: runs CMD in DIR (made anew), stdout in DIR/stdout.txt and
 # stderr in DIR/stderr.txt; prints its wall time in seconds, or "failed" (exit status in
-# DIR/rc, "timeout" past TIMEOUT seconds).
+# DIR/rc, 124 past TIMEOUT seconds). With V=1 the command and its output go to stderr.
 timed_run() {
     local dir=$1 limit=$2 t0 t1 rc
     shift 2
+    [ -n "$V" ] && printf '+ (cd %s && %s)\n' "$dir" "$*" >&2
     t0=$(date +%s.%N)
     ( cd "$dir" && timeout -k 5 "$limit" "$@" >stdout.txt 2>stderr.txt </dev/null )
     rc=$?
     t1=$(date +%s.%N)
     echo "$rc" >"$dir/rc"
+    # V=1: the run's output too (on stderr: stdout is the time)
+    [ -n "$V" ] && cat "$dir/stdout.txt" "$dir/stderr.txt" >&2
     if [ "$rc" = 0 ]; then
         awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
     else
