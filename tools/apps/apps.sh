@@ -201,6 +201,8 @@ run_cluster() {
                         progress "run $rep/$REPS: pass $pass"
                         local rd=$d/runs/p$pass.$rep
                         mkdir -p "$rd"
+                        # the passes share the run folder: HPCC appends to its output
+                        rm -f "$d/run/$ANSWER"
                         if [ $pass = 1 ]; then
                             t=$(timed_run "$d/run" "$TIMEOUT" "${ON[@]}" "${ORDER_LAUNCH[@]}" \
                                 -x OMP_NUM_THREADS -x GMX_MAXBACKUP -x "LD_PRELOAD=$lib" \
