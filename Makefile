@@ -2,6 +2,9 @@
 #   make                 build the library, the tools and the benchmark
 #   make test [T=regex]  build and run the tests (unit, MPI, end-to-end); T filters by name
 #   make demo            the two-pass profile-then-remap demo on the bundled programs
+#   make apps            real applications (LAMMPS, GROMACS, HPCC, ScaLAPACK) under the vendor
+#                        and under the preload, answers checked (APPS_MODE=cluster: the two passes
+#                        on a cluster of namespaces; docs/apps.md)
 #   make bench           vendor-versus-hiercoll comparison at 2 ranks
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined test     sanitizer build (separate build dir)
@@ -68,7 +71,7 @@ MPIT_SRC    := $(wildcard tests/mpi/*.c)
 MPIT_F90    := $(wildcard tests/mpi/*.f90)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
-.PHONY: all deps test check demo bench install clean tests-build stress fuzz
+.PHONY: all deps test check demo apps bench install clean tests-build stress fuzz
 .DEFAULT_GOAL := all
 deps:
 	@$(if $(SKIP_DEPS),true,exit $(DEPS_STATUS))
@@ -176,8 +179,23 @@ test check: tests-build
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) OMPI_MPIEXEC=$(OMPI_MPIEXEC) FAMILIES='$(FAMILIES)' \
 	    SANITIZE=$(SANITIZE) bash tests/run.sh $(if $(T),'$(T)')
 
-demo: all
+# What a newcomer sees: the build as one line with its log (V=1: every command).
+define QUIET_BUILD
+	@mkdir -p $(BUILD)/logs
+	@if [ -n "$(V)" ]; then $(MAKE) --no-print-directory SKIP_DEPS=1 all; else \
+	    printf 'Building hiercoll (log: %s) ...\n' $(BUILD)/logs/build.log; \
+	    $(MAKE) --no-print-directory SKIP_DEPS=1 all >$(BUILD)/logs/build.log 2>&1 || \
+	    { tail -n 30 $(BUILD)/logs/build.log; echo "build failed: $(BUILD)/logs/build.log"; exit 1; }; fi
+endef
+
+demo: deps
+	$(QUIET_BUILD)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) bash tools/demo.sh
+
+# The applications' runs print one line a step; V=1 shows every command's output.
+apps: deps
+	$(QUIET_BUILD)
+	@BUILD=$(BUILD) V=$(V) bash tools/apps/apps.sh $(APPS_MODE)
 
 bench: all
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) bash tools/bench.sh $(BENCH_ARGS)
