@@ -70,7 +70,7 @@ static int reduction_for(MPI_Datatype dt, MPI_Count count, MPI_Op op, hc_red *r,
         hc_type_size(named, &nsize) != MPI_SUCCESS || nsize <= 0)
         return 0;
     r->dt = named;
-    r->fn = hc_reduce_kernel(op, named);
+    r->fn = hc_reduce_kernel(op, named, (size_t)nsize);
     /* Predefined ops without a kernel: only MINLOC/MAXLOC go through MPI_Reduce_local. */
     if (!r->fn && op != MPI_MINLOC && op != MPI_MAXLOC)
         return 0;

@@ -87,6 +87,28 @@ static const hc_reduce_fn *int_table(int is_signed, size_t size)
     }
 }
 
+/* Fortran's named types, whose sizes follow the Fortran compiler's settings (an MPI_INTEGER
+ * of 8 bytes under -fdefault-integer-8): integers by size, reals by size, logicals by size
+ * with the logical operations only. A Fortran .TRUE. is 1 and .FALSE. 0 in gfortran's and
+ * the MPI libraries' convention, which the C kernels' 1/0 results keep. */
+static const hc_reduce_fn *fortran_table(MPI_Op op, MPI_Datatype dt, size_t size)
+{
+    static const MPI_Datatype ints[] = {MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
+                                        MPI_INTEGER8};
+    static const MPI_Datatype reals[] = {MPI_REAL, MPI_REAL4, MPI_DOUBLE_PRECISION, MPI_REAL8};
+    if (dt == MPI_DATATYPE_NULL) /* a Fortran type this MPI was built without */
+        return 0;
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (dt == ints[i])
+            return int_table(1, size);
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+        if (dt == reals[i])
+            return size == 4 ? tab_f32 : size == 8 ? tab_f64 : 0;
+    if (dt == MPI_LOGICAL && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR))
+        return int_table(1, size);
+    return 0;
+}
+
 static const hc_reduce_fn *type_table(MPI_Datatype dt)
 {
     static const struct { MPI_Datatype dt; int is_signed; size_t size; } ints[] = {
@@ -123,9 +145,11 @@ static const hc_reduce_fn *type_table(MPI_Datatype dt)
     return 0;
 }
 
-hc_reduce_fn hc_reduce_kernel(MPI_Op op, MPI_Datatype dt)
+hc_reduce_fn hc_reduce_kernel(MPI_Op op, MPI_Datatype dt, size_t size)
 {
     int k = op_index(op);
     const hc_reduce_fn *t = k < 0 ? 0 : type_table(dt);
+    if (k >= 0 && !t)
+        t = fortran_table(op, dt, size);
     return t ? t[k] : 0;
 }

@@ -1,5 +1,6 @@
-/* Element-wise reduction kernels for the predefined operations on the predefined C types.
- * Pure functions (no MPI calls; MPI handles are only compared), so unit tests link them. */
+/* Element-wise reduction kernels for the predefined operations on the predefined C types and
+ * Fortran's named types. Pure functions (no MPI calls; MPI handles are only compared), so unit
+ * tests link them. */
 #ifndef HC_REDUCE_KERNELS_H
 #define HC_REDUCE_KERNELS_H
 
@@ -10,8 +11,9 @@
  * partial overlap). */
 typedef void (*hc_reduce_fn)(void *out, const void *a, const void *b, size_t n);
 
-/* The vectorised kernel for (op, dt), or NULL when there is none (user operations, MINLOC,
+/* The vectorised kernel for (op, dt), dt's size being `size` bytes (Fortran's types have the
+ * sizes their compiler gives them), or NULL when there is none (user operations, MINLOC,
  * complex types, combinations MPI does not define). */
-hc_reduce_fn hc_reduce_kernel(MPI_Op op, MPI_Datatype dt);
+hc_reduce_fn hc_reduce_kernel(MPI_Op op, MPI_Datatype dt, size_t size);
 
 #endif

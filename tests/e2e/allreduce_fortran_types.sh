@@ -4,24 +4,20 @@
 # MPI_ALLREDUCE passes) reach the vendor's PMPI_Allreduce under the preload. A counting shim
 # preloaded after the library (tests/e2e/vendor_count.c) sees every call the library passes
 # on. Found with ScaLAPACK's test drivers (make apps): their MPI_INTEGER sums went to the
-# vendor, because the reduction kernels know the C types only (collectives/reduce_kernels.c).
+# vendor, because the reduction kernels knew the C types only (collectives/reduce_kernels.c).
 # Expected: none of them reaches the vendor (they are the same bits as MPI_INT, MPI_FLOAT,
 # MPI_DOUBLE, int64_t and a C int with MPI_LAND); MPI_INT and MPI_DOUBLE do not either, and
 # the complex control does (no kernel: vendor by design), which proves the shim counts.
-# Fails today: a known gap, skipped unless HC_TEST_KNOWN_BUGS=1 (enable once fixed).
+# Learning is off: it would try the vendor's allreduce among the candidates on purpose.
 # hc-test: each-family
 . "$(dirname "$0")/mpi_family.bash"
-if [ -z "${HC_TEST_KNOWN_BUGS:-}" ]; then
-    echo "skip: known gap, Fortran named datatypes go to the vendor (HC_TEST_KNOWN_BUGS=1 runs it)"
-    exit 77
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$MPICC" -O2 -o "$tmp/prog" tests/e2e/allreduce_fortran_types.c || { echo "FAIL: cannot build"; exit 1; }
 "$MPICC" -O2 -shared -fPIC -o "$tmp/vendor_count.so" tests/e2e/vendor_count.c -ldl ||
     { echo "FAIL: cannot build the shim"; exit 1; }
 [ "$HC_FAMILY" = ompi ] && export OMPI_MCA_mpi_yield_when_idle=1
-mpi_cmd 4 "LD_PRELOAD=$LIB:$tmp/vendor_count.so" "$tmp/prog"
+mpi_cmd 4 "LD_PRELOAD=$LIB:$tmp/vendor_count.so" HIERCOLL_LEARN=off "$tmp/prog"
 timeout 120 "${MPI_CMD[@]}" >"$tmp/out" 2>&1 || { cat "$tmp/out"; echo "FAIL: the program failed"; exit 1; }
 grep -q '^results right' "$tmp/out" || { cat "$tmp/out"; echo "FAIL: wrong results"; exit 1; }
 grep -q '^vendor-call 0 allreduce MPI_C_DOUBLE_COMPLEX' "$tmp/out" ||
