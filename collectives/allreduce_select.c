@@ -93,6 +93,8 @@ static int plan_for(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n, int
     p->algo = algo;
     lattice_for(c, &v, (long long)n * r->extent, p);
     hc_lattice_coords(&p->lat, c->rank, p->coords);
+    if (algo == HC_ALLREDUCE_LEADERS)
+        p->lat_how = "small vectors: node, leaders, node";
     long long packet = v.set >> HC_ALLREDUCE_P_PACKET & 1 ? v.v[HC_ALLREDUCE_P_PACKET]
                                                           : hc_cfg.ring_packet.i;
     p->packet = packet > 0 ? (size_t)packet : HC_RING_PACKET_DEFAULT;

@@ -25,7 +25,7 @@ for i in "${!targets[@]}"; do
     bin=$out/fuzz_$t
     if ! "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined -DHC_FUZZ_TARGET=$((i + 1)) $includes \
-        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c collectives/tuning_file.c -o "$bin" $libs; then
+        tests/fuzz/fuzz_readers.c common/*.c mapping/*.c -o "$bin" $libs; then
         echo "FAIL $t: does not build"; fail=1; continue
     fi
     corpus=$out/corpus_$t
