@@ -70,10 +70,10 @@ static hc_bstate *state_of(hc_comm *c)
  * by segment (root and readers may use different (count, type) of one signature), or whole
  * when one element outgrows a segment. */
 static void run_typed(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
-                      MPI_Count count, MPI_Datatype dt, size_t m, size_t esize, int root)
+                      MPI_Count count, MPI_Datatype dt, size_t m, size_t esize, int root,
+                      int contiguous, MPI_Count lb)
 {
-    MPI_Count lb = 0;
-    if (hc_dtype_contiguous(dt, &lb)) {
+    if (contiguous) {
         hc_bcast_run(c, st, p, (char *)buf + lb, m, root, NULL, NULL, 1);
         return;
     }
@@ -128,6 +128,9 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
     hc_bcast_select(c, st, m, root, site, decider, &fx, &p);
     uint64_t t0 = p.measure ? hc_now_ns() : 0, g_first = st->seq;
     int rc = MPI_SUCCESS;
+    /* Everything a reader can work out alone comes before it waits for its root. */
+    MPI_Count lb = 0;
+    int contiguous = hc_dtype_contiguous(dt, &lb);
     /* On one node the vendor's broadcast takes the caller's own arguments: the root says so
      * in its first cell, and readers look before they pack anything. */
     int whole_vendor = c->num_nodes == 1 &&
@@ -136,9 +139,12 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
     if (whole_vendor)
         rc = hc_bcast_vendor_whole(c, st, &p, buf, count, dt, root);
     else
-        run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root);
+        run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root, contiguous, lb);
     if (decider) {
-        hc_blearn_after(st, &p, t0, g_first, st->seq - 1);
+        if (p.learn) {
+            hc_blearn_after(st, &p, t0, g_first, st->seq - 1);
+            hc_bcast_learn_next(&p);
+        }
         c->bcast_last = p.algo;
     }
     return rc;

@@ -2,6 +2,8 @@
  * nodes, segment by segment, so a node's stage of one segment overlaps the leaders' next one
  * and a packed datatype needs one segment of memory. Within each node its node-local root
  * runs the engine the plan names; readers follow the kind of the cells it writes. */
+#include <pthread.h>
+
 #include "bcast_pack.h"
 #include "bcast_plan.h"
 #include "hc_copy.h"
@@ -16,17 +18,26 @@
  * (docs/algorithms-bcast.md, Across hosts). */
 #define HC_BCAST_ROOT_TO_LEADERS_MAX ((size_t)4 << 10)
 
+/* The engine whose readers act on each kind of cell, from the engines' table. */
+static hc_bstage_fn reader_of[HC_BCELL_VENDOR + 1];
+static pthread_once_t readers_once = PTHREAD_ONCE_INIT;
+static void readers_init(void)
+{
+    for (unsigned kind = 0; kind <= HC_BCELL_VENDOR; kind++)
+        for (int e = 0; e < HC_BCAST_ENGINE_COUNT; e++)
+            if (hc_bcast_engines[e].cells >> kind & 1)
+                reader_of[kind] = hc_bcast_engines[e].read;
+}
+
 /* A reader's part of one segment: the engine whose cells its node's root wrote. */
 static void node_read(hc_comm *c, hc_bstate *st, void *seg, size_t len, size_t total, int lroot,
                       int how)
 {
+    pthread_once(&readers_once, readers_init);
     unsigned kind = HC_BCELL_KIND(hc_bshm_peek(st));
-    for (int e = 0; e < HC_BCAST_ENGINE_COUNT; e++)
-        if (hc_bcast_engines[e].cells >> kind & 1) {
-            hc_bcast_engines[e].read(c, st, seg, len, total, lroot, how);
-            return;
-        }
-    hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN, "MPI_Bcast: a cell of unknown kind %u", kind);
+    if (HC_UNLIKELY(kind > HC_BCELL_VENDOR || !reader_of[kind]))
+        hc_abort(MPI_COMM_WORLD, MPI_ERR_INTERN, "MPI_Bcast: a cell of unknown kind %u", kind);
+    reader_of[kind](c, st, seg, len, total, lroot, how);
 }
 
 /* One segment among the ranks of my node, from local rank lroot. */

@@ -74,6 +74,10 @@ void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx);
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                      int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p);
 
+/* At the end of a node-local root's call: the learner's step for the key's next call, taken
+ * now, off the path between the next call's entry and its first cell. */
+void hc_bcast_learn_next(const hc_bcast_plan *p);
+
 /* Runs the plan on m bytes of the contiguous stream `stream` (or, with pk, segment by segment
  * through `stage`, seg bytes); user_dst: stream is the caller's own buffer (bcast_hier.c). */
 struct hc_bpack;

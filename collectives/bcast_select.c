@@ -126,46 +126,72 @@ static void announce(const hc_learn_entry *e, const char *why)
             hc_algo(HC_COLL_BCAST, e->cand[e->current])->name, why, times, times[0] ? ")" : "");
 }
 
+/* The entry of a key seen for the first time: its candidates, started from the site's rule
+ * of an earlier run when the tuning file has one. Rare: once per key. */
+static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, hc_learn_key k,
+                                 size_t m)
+{
+    hc_learn_entry *e = hc_learn_add(t, k);
+    if (!e)
+        return NULL;
+    char key[160];
+    const hc_tuning_rule *r = site_rule(c, m, k.root, k.site, key, sizeof key);
+    int cand[HC_LEARN_MAXCAND];
+    int n = candidates(st, m, r ? r->algo : builtin_choice(m), cand);
+    hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
+    if (r) {
+        for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
+            for (int j = 0; j < n; j++)
+                if (cand[j] == r->time_algo[i])
+                    e->time[j] = r->time_us[i];
+        announce(e, "learned in an earlier run (tuning file)");
+        e->announced = 1;
+    }
+    return e;
+}
+
 /* A node-local root under `auto`: the site's saved rule or the built-in rule, refined by
- * learning when it is on. */
+ * learning when it is on. The learner's step for this call was taken at the end of the
+ * key's previous call (hc_bcast_learn_next): nothing but a lookup stands between the root's
+ * entry and its first cell. */
 static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                         hc_bcast_plan *p)
 {
-    int start = builtin_choice(m), origin = HC_ORIGIN_RULE;
     if (!hc_cfg.learn.i || st->n < 2 || !site) {
         char key[160];
         const hc_tuning_rule *r = site_rule(c, m, root, site, key, sizeof key);
-        fill_params(p, r ? r->algo : start, r ? &r->params : NULL);
-        p->origin = r ? HC_ORIGIN_SAVED : origin;
+        fill_params(p, r ? r->algo : builtin_choice(m), r ? &r->params : NULL);
+        p->origin = r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE;
         return;
     }
     hc_learn_table *t = hc_blearn_table(st);
     hc_learn_key k = {site, root, hc_size_class(m)};
     hc_learn_entry *e = t ? hc_learn_find_last(t, k) : NULL;
-    if (!e && t && (e = hc_learn_add(t, k)) != NULL) {
-        char key[160];
-        const hc_tuning_rule *r = site_rule(c, m, root, site, key, sizeof key);
-        if (r) {
-            start = r->algo;
-            origin = HC_ORIGIN_SAVED;
-        }
-        int cand[HC_LEARN_MAXCAND];
-        int n = candidates(st, m, start, cand);
-        hc_learn_init(e, k, cand, n, 0, origin, 1);
-        if (r) {
-            for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
-                for (int j = 0; j < n; j++)
-                    if (cand[j] == r->time_algo[i])
-                        e->time[j] = r->time_us[i];
-            announce(e, "learned in an earlier run (tuning file)");
-            e->announced = 1;
-        }
-    }
+    if (!e && t)
+        e = new_entry(c, st, t, k, m);
     if (!e) { /* out of memory, or the table is full */
-        fill_params(p, start, NULL);
-        p->origin = origin;
+        fill_params(p, builtin_choice(m), NULL);
+        p->origin = HC_ORIGIN_RULE;
         return;
     }
+    int i = e->ahead;
+    if (i < 0)
+        i = hc_learn_next(e, &p->measure);
+    else
+        p->measure = e->ahead_measure;
+    e->ahead = -1;
+    e->runs[i]++;
+    fill_params(p, e->cand[i], NULL);
+    p->origin = i == e->current ? e->origin : HC_ORIGIN_LEARNED;
+    p->learn = e;
+    p->cand = i;
+}
+
+void hc_bcast_learn_next(const hc_bcast_plan *p)
+{
+    hc_learn_entry *e = p->learn;
+    if (!e)
+        return;
     if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
         double tm[HC_LEARN_MAXCAND];
         hc_learn_medians(e, tm);
@@ -175,12 +201,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
             e->announced = 1;
         }
     }
-    int i = hc_learn_next(e, &p->measure);
-    e->runs[i]++;
-    fill_params(p, e->cand[i], NULL);
-    p->origin = i == e->current ? e->origin : HC_ORIGIN_LEARNED;
-    p->learn = e;
-    p->cand = i;
+    e->ahead = hc_learn_next(e, &e->ahead_measure);
 }
 
 void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx)
@@ -204,13 +225,15 @@ void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx)
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                      int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p)
 {
-    memset(p, 0, sizeof *p);
+    p->learn = NULL;
+    p->measure = 0;
+    p->algo = HC_BCAST_AUTO;
     int algo = fx->algo, origin = fx->origin;
     const hc_tuning_rule *rule = fx->rule;
     /* Segments pipeline the leaders' step with the nodes' stages; on one node there is none
      * to overlap, and one segment lets readers follow any engine the root picks. */
     const hc_params *rp = rule ? &rule->params : NULL;
-    p->seg = c->num_nodes == 1 ? HC_MAX(m, (size_t)1)
+    p->seg = c->num_nodes == 1 ? m
              : rp && rp->set >> HC_BCAST_P_SEG & 1 ? (size_t)rp->v[HC_BCAST_P_SEG]
                                                     : (size_t)hc_cfg.bcast_hier_chunk.i;
     if (!decider)

@@ -29,8 +29,10 @@
 #define MAX_GAP_AGREED 1024
 #define WATCH_FACTOR 1.4
 /* A candidate slower than this many times the best after its first block sits out the rest
- * of the round (only where one rank decides: the others cannot know to skip it). */
-#define HOPELESS 4.0
+ * of the round (only where one rank decides: the others cannot know to skip it), and one
+ * that was this much slower when last measured takes part in one CHECK in four only. */
+#define HOPELESS 2.0
+#define HOPELESS_CHECK_EVERY 4
 /* Calls a rank deciding alone waits for the round's last samples before it decides with what
  * it has: they come back when its readers are done, and a root may run up to its 64 cells
  * ahead of them (with more ranks than cores they do fall that far behind). */
@@ -58,6 +60,7 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
     e->local = local;
     e->check_gap = FIRST_CHECK;
     e->phase = HC_LEARN_WARM;
+    e->ahead = -1;
     if (origin == HC_ORIGIN_SAVED) { /* an earlier run settled it: check it, do not redo it */
         e->phase = HC_LEARN_SETTLED;
         e->next_check = FIRST_CHECK;
@@ -75,6 +78,11 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
     e->round_first = (e->round_first + 1) % e->ncand;
     memset(e->dropped, 0, sizeof e->dropped);
     memset(e->nsample, 0, sizeof e->nsample);
+    /* A check need not time again, every time, what was far slower when last measured. */
+    if (phase == HC_LEARN_CHECK && e->local && ++e->checks % HOPELESS_CHECK_EVERY != 0)
+        for (int i = 0; i < e->ncand; i++)
+            e->dropped[i] = i != e->current && e->time[i] > HOPELESS * e->time[e->current] &&
+                            e->time[e->current] > 0;
 }
 
 int hc_learn_pick(hc_learn_entry *e, int *measure)
@@ -297,7 +305,7 @@ void hc_learn_table_free(hc_learn_table *t)
     free(t->bucket);
     t->bucket = NULL;
     t->count = 0;
-    t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 void hc_learn_each(hc_learn_table *t, void (*fn)(hc_learn_entry *e, void *arg), void *arg)

@@ -69,6 +69,8 @@ typedef struct hc_learn_entry {
     int nwatch;
     uint64_t watch_calls;       /* calls since the last watched one */
     int retry;                  /* the watch saw the choice's time move: TRY again */
+    unsigned checks;            /* CHECK rounds so far */
+    int ahead, ahead_measure;   /* the next call's candidate, taken ahead (-1: not yet) */
     int changes;                /* times the choice changed */
     uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
     int announced;              /* the verbose line for the current choice was printed */
@@ -116,21 +118,24 @@ void hc_learn_medians(const hc_learn_entry *e, double *t);
 int hc_learn_decide(hc_learn_entry *e, const double *t);
 
 /* A table of entries per communicator and collective. */
+#define HC_LEARN_RECENT 8
 typedef struct hc_learn_table {
     hc_learn_entry **bucket;
     int nbuckets, count;
-    hc_learn_entry *last; /* the entry found last: a loop calls from one site */
+    /* The entry found last for each root (modulo 8): a loop calls from one site, and rotating
+     * roots take turns. */
+    hc_learn_entry *recent[HC_LEARN_RECENT];
 } hc_learn_table;
 hc_learn_entry *hc_learn_find(hc_learn_table *t, hc_learn_key key);
-/* hc_learn_find, trying the entry found last first. */
+/* hc_learn_find, trying the entry found last for the key's root first. */
 static inline hc_learn_entry *hc_learn_find_last(hc_learn_table *t, hc_learn_key key)
 {
-    hc_learn_entry *e = t->last;
+    hc_learn_entry **slot = &t->recent[(unsigned)key.root % HC_LEARN_RECENT], *e = *slot;
     if (e && e->key.site == key.site && e->key.root == key.root && e->key.sclass == key.sclass)
         return e;
     e = hc_learn_find(t, key);
     if (e)
-        t->last = e;
+        *slot = e;
     return e;
 }
 /* Adds a zeroed entry for key (NULL when out of memory or the table is full). */

@@ -64,7 +64,7 @@ void hc_learn_keep(int coll, const hc_comm *c, const hc_learn_entry *e)
 {
     if (e->phase == HC_LEARN_WARM && e->origin != HC_ORIGIN_SAVED)
         return; /* nothing learned: a key called a handful of times */
-    record r = {.calls = e->calls};
+    record r = {.calls = e->calls - (e->ahead >= 0)}; /* a step taken ahead is no call yet */
     char range[64], site[512] = "", head[128], opts[600] = "";
     class_range(e->key.sclass, range, sizeof range);
     snprintf(head, sizeof head, "%s %s %d %d", hc_coll_name(coll), range, c->size, c->num_nodes);
@@ -77,7 +77,7 @@ void hc_learn_keep(int coll, const hc_comm *c, const hc_learn_entry *e)
     snprintf(r.key, sizeof r.key, "%s%s", head, opts);
     int at = snprintf(r.line, sizeof r.line, "%s %s%s from=learned calls=%llu", head,
                       hc_algo(coll, e->cand[e->current])->name, opts,
-                      (unsigned long long)e->calls);
+                      (unsigned long long)r.calls);
     if (coll == HC_COLL_ALLREDUCE && e->seen_site) {
         hc_site_key(e->seen_site, site, sizeof site);
         at += snprintf(r.line + at, sizeof r.line - (size_t)at, " seen=%s", site);
