@@ -121,7 +121,15 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
         return HC_FALLBACK;
 
     int lroot = c->node == c->node_of[root] ? c->local_rank_of[root] : 0;
-    int decider = c->local_rank == lroot;
+    int decider = c->local_rank == lroot, sclass = hc_size_class(m), ran = 0;
+    if (c->num_nodes == 1) { /* inside a root's window of vendor calls: nothing to choose */
+        int rc = hc_bcast_vendor_window(c, st, buf, count, dt, root, sclass, &ran);
+        if (ran) {
+            if (decider)
+                c->bcast_last = HC_BCAST_VENDOR;
+            return rc;
+        }
+    }
     if (decider)
         hc_blearn_collect(st);
     hc_bcast_plan p;
@@ -137,7 +145,7 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
                        (decider ? p.algo == HC_BCAST_VENDOR
                                 : HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_VENDOR);
     if (whole_vendor)
-        rc = hc_bcast_vendor_whole(c, st, &p, buf, count, dt, root);
+        rc = hc_bcast_vendor_whole(c, st, &p, buf, count, dt, root, sclass);
     else
         run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root, contiguous, lb);
     if (decider) {

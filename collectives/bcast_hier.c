@@ -148,14 +148,57 @@ void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *strea
     hc_bshm_finish(st);
 }
 
-int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
-                          MPI_Count count, MPI_Datatype dt, int root)
+/* Calls of a root settled on the vendor that skip the cell, at most: every 64th is announced
+ * again, so the cell's cost is small and a timed call still comes now and then. */
+#define HC_BCAST_WINDOW 63
+
+/* The window a root settled on the vendor can promise after this call: up to its learner's
+ * next check (which needs cells), 0 while it is still trying. */
+static unsigned window_after(const hc_bcast_plan *p)
 {
-    if (c->rank == root)
-        hc_bshm_vendor_announce(st, p->measure ? HC_BSHM_MEASURE : 0);
-    else
-        hc_bshm_vendor_take(st, c->local_rank_of[root]);
+    const hc_learn_entry *e = p->learn;
+    if (!e || p->measure || e->phase != HC_LEARN_SETTLED || p->cand != e->current ||
+        e->cand[e->current] != HC_BCAST_VENDOR || e->next_check <= e->calls + 1)
+        return 0;
+    return (unsigned)HC_MIN((uint64_t)HC_BCAST_WINDOW, e->next_check - e->calls - 1);
+}
+
+int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
+                          MPI_Count count, MPI_Datatype dt, int root, int sclass)
+{
+    int lroot = c->local_rank_of[root];
+    hc_bvendor_window *w = hc_bvendor_window_of(st, lroot, sclass);
+    unsigned left;
+    if (c->rank == root) {
+        left = window_after(p);
+        hc_bshm_vendor_announce(st, p->measure ? HC_BSHM_MEASURE : 0, left);
+        w->entry = p->learn;
+    } else {
+        left = hc_bshm_vendor_take(st, lroot);
+        w->entry = NULL;
+    }
+    w->lroot = lroot;
+    w->sclass = sclass;
+    w->left = left;
+    st->vendor_calls += st->vendor_calls < 255;
     int rc = hc_pmpi_bcast(buf, count, dt, root, c->comm);
     hc_bshm_finish(st);
     return rc;
+}
+
+int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, void *buf, MPI_Count count,
+                           MPI_Datatype dt, int root, int sclass, int *ran)
+{
+    int lroot = c->local_rank_of[root];
+    hc_bvendor_window *w = hc_bvendor_window_of(st, lroot, sclass);
+    *ran = w->left > 0 && w->lroot == lroot && w->sclass == sclass;
+    if (!*ran)
+        return MPI_SUCCESS;
+    w->left--;
+    st->vendor_calls += st->vendor_calls < 255;
+    if (w->entry) { /* the root's learner counts the call, as if it had picked it */
+        w->entry->calls++;
+        w->entry->runs[w->entry->current]++;
+    }
+    return hc_pmpi_bcast(buf, count, dt, root, c->comm);
 }

@@ -84,10 +84,16 @@ struct hc_bpack;
 void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *stream, size_t m,
                   int root, struct hc_bpack *pk, char *stage, int user_dst);
 
-/* The vendor's broadcast of the caller's own arguments on the whole communicator, announced
- * to the node's readers first (one node, chosen by its root) or taken from the root's cell. */
+/* The vendor's broadcast of the caller's own arguments on the whole communicator (one node,
+ * chosen by its root), announced to the readers first or taken from the root's cell; a root
+ * settled on it promises a window of its next calls of this size class (sclass) that skip the
+ * cell. */
 int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
-                          MPI_Count count, MPI_Datatype dt, int root);
+                          MPI_Count count, MPI_Datatype dt, int root, int sclass);
+/* A call inside such a window, on the root and its readers alike: *ran says whether it ran
+ * (the vendor's broadcast, no cell, no choosing). */
+int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, void *buf, MPI_Count count,
+                           MPI_Datatype dt, int root, int sclass, int *ran);
 
 /* Learning (bcast_learn.c), on a node-local root: the times its readers have stamped since
  * its last call go to their entries; after a call, what to time once they stamp it. */

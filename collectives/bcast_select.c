@@ -23,6 +23,8 @@
  * patterns slower (0.45 -> 0.7 at 1 KiB), as the reader then waits for memory instead of a few
  * lines of the root's cache (docs/algorithms-bcast.md). */
 #define HC_BCAST_ROOT_NT_MIN ((size_t)4 << 10)
+/* The vendor's broadcasts a communicator has run before the learner times one. */
+#define HC_BCAST_VENDOR_WARM 8
 
 void hc_bcast_setup(hc_bsetup *s)
 {
@@ -180,6 +182,10 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     else
         p->measure = e->ahead_measure;
     e->ahead = -1;
+    /* The vendor's first broadcasts on a communicator are not what it costs in a loop
+     * (MPICH takes its shared-memory path only from a node's sixth collective): untimed. */
+    if (e->cand[i] == HC_BCAST_VENDOR && st->vendor_calls < HC_BCAST_VENDOR_WARM)
+        p->measure = 0;
     e->runs[i]++;
     fill_params(p, e->cand[i], NULL);
     p->origin = i == e->current ? e->origin : HC_ORIGIN_LEARNED;

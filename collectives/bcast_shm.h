@@ -19,6 +19,10 @@ enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3, HC_BCELL_DIRECT
 /* Flag on a cell's kind: time this call; readers stamp when they are done (hc_bstamp). */
 #define HC_BCELL_MEASURE 0x100u
 #define HC_BCELL_KIND(x) ((x)->kind & 0xffu)
+/* On a vendor cell, bits 16-31: how many of the root's next calls of the same size class run
+ * the vendor's broadcast without any cell (hc_bvendor_window). */
+#define HC_BCELL_WINDOW_SHIFT 16
+#define HC_BCELL_WINDOW_MAX 0xffffu
 /* Messages up to this size travel inside the cell. Two lines: a 64-byte message in a
  * one-line cell took a second line from the ring, and cores fetch an aligned pair of lines
  * together (docs/algorithms-bcast.md). A reader touches the second line only for a message
@@ -112,6 +116,17 @@ typedef struct hc_bsetup {
 } hc_bsetup;
 
 struct hc_blearn;
+struct hc_learn_entry;
+
+/* A window of calls that run the vendor's broadcast without a cell: a root settled on the
+ * vendor promises, in the cell of one call, that its next `left` calls of that size class do
+ * too; its readers and itself count them down alike (bcast.c). */
+#define HC_BWINDOWS 64
+typedef struct hc_bvendor_window {
+    int lroot, sclass;
+    uint32_t left;
+    struct hc_learn_entry *entry; /* the root's: its learner counts the calls */
+} hc_bvendor_window;
 
 typedef struct hc_bstate {
     int failed;             /* segment creation failed: vendor path for this communicator */
@@ -140,6 +155,8 @@ typedef struct hc_bstate {
     uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
     int stamp_due;          /* reader: this call is timed, stamp its end (hc_bshm_finish) */
     struct hc_blearn *learn; /* what this rank learned as its node's root (bcast_learn.c) */
+    hc_bvendor_window windows[HC_BWINDOWS]; /* by (local root, size class), one node only */
+    unsigned vendor_calls;  /* the vendor's broadcasts run on this communicator, up to 255 */
     hc_bsample last_sent;   /* root: the buffer of my last broadcast here */
     unsigned char *cma_idle; /* [n] root side: readers with nothing left for the root to push */
     int tree_kind;
@@ -196,10 +213,16 @@ void hc_bshm_finish(hc_bstate *st);
 /* Reader: waits for the cell of my next fragment and returns it, without taking it. */
 const hc_bcell *hc_bshm_peek(hc_bstate *st);
 /* The vendor's broadcast chosen by the node-local root: the root announces it (how:
- * HC_BSHM_MEASURE or 0), a reader whose next cell says so takes it; then both call the
- * vendor (bcast_hier.c). */
-void hc_bshm_vendor_announce(hc_bstate *st, int how);
-void hc_bshm_vendor_take(hc_bstate *st, int lroot);
+ * HC_BSHM_MEASURE or 0; window: its next calls of this size class that skip the cell, 0 to
+ * HC_BCELL_WINDOW_MAX), a reader whose next cell says so takes it and returns the window;
+ * then both call the vendor (bcast_hier.c). */
+void hc_bshm_vendor_announce(hc_bstate *st, int how, unsigned window);
+unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot);
+/* The window slot of (local root, size class): its calls left, once set. */
+static inline hc_bvendor_window *hc_bvendor_window_of(hc_bstate *st, int lroot, int sclass)
+{
+    return &st->windows[(unsigned)(lroot * 37 + sclass) % HC_BWINDOWS];
+}
 
 /* What every size-mismatch stop says after the two sizes. */
 #define HC_BCAST_ONE_SIGNATURE \

@@ -6,8 +6,10 @@
  *   create shared segments) are not held against anyone.
  * - A TRY round runs every candidate in blocks of TRY_BLOCK calls, TRY_PASSES times round, the
  *   first block of each round going to the next candidate in turn: the machine's drift (2x
- *   within minutes here) then falls on all of them, and a candidate's block warms what it
- *   needs before its second call is timed against the others' second calls.
+ *   within minutes here) then falls on all of them. The first call of a block is not timed:
+ *   it pays for the switch from another algorithm (cold lines, a path's first use: MPICH's
+ *   own broadcast takes its fast path only from a communicator's sixth collective, and a
+ *   first single copy maps the peers), which is not what the algorithm costs in a loop.
  * - The median of a candidate's samples decides; the choice changes only for a gain of more
  *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise.
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
@@ -21,7 +23,7 @@
 #include <string.h>
 
 #define TRY_BLOCK 2
-#define TRY_PASSES 3
+#define TRY_PASSES 4
 #define KEEP_MARGIN 0.03
 #define CHECK_MARGIN 0.10
 #define FIRST_CHECK 128
@@ -121,7 +123,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
     int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
     if (e->dropped[i])
         return e->current;
-    *measure = 1;
+    *measure = p % TRY_BLOCK != 0; /* the block's first call warms the path */
     return i;
 }
 
@@ -138,15 +140,18 @@ static double median_of(const float *s, int n)
     return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
 }
 
-/* After every candidate's first block: those hopelessly slower than the best sit out. */
+/* After two timed calls of every candidate: those hopelessly slower than the best, on the
+ * better of their two, sit out. */
 static void drop_hopeless(hc_learn_entry *e)
 {
-    double best = 0;
+    double best = 0, own[HC_LEARN_MAXCAND];
+    for (int i = 0; i < e->ncand; i++) {
+        own[i] = e->sample[i][0] < e->sample[i][1] ? e->sample[i][0] : e->sample[i][1];
+        if (best == 0 || own[i] < best)
+            best = own[i];
+    }
     for (int i = 0; i < e->ncand; i++)
-        if (e->nsample[i] && (best == 0 || e->sample[i][0] < best))
-            best = e->sample[i][0];
-    for (int i = 0; i < e->ncand; i++)
-        if (e->nsample[i] && i != e->current && e->sample[i][0] > HOPELESS * best)
+        if (i != e->current && own[i] > HOPELESS * best)
             e->dropped[i] = 1;
 }
 
@@ -171,10 +176,10 @@ void hc_learn_sample(hc_learn_entry *e, int i, double us)
     if (e->nsample[i] < HC_LEARN_SAMPLES)
         e->sample[i][e->nsample[i]++] = (float)us;
     if (e->local && e->phase == HC_LEARN_TRY) {
-        int firsts = 0;
+        int twice = 0;
         for (int k = 0; k < e->ncand; k++)
-            firsts += e->nsample[k] >= 1;
-        if (firsts == e->ncand)
+            twice += e->nsample[k] >= 2 || e->dropped[k];
+        if (twice == e->ncand && e->nsample[i] == 2)
             drop_hopeless(e);
     }
 }
@@ -188,10 +193,10 @@ int hc_learn_round_over(const hc_learn_entry *e)
     if (!e->local)
         return 1;
     /* Deciding alone, samples come back late: wait for them, a few calls at most. */
-    int expect = TRY_BLOCK * passes_of(e->round_kind);
+    int expect = (TRY_BLOCK - 1) * passes_of(e->round_kind);
     int complete = 1;
     for (int i = 0; i < e->ncand; i++)
-        complete &= e->dropped[i] || e->nsample[i] >= expect - 1;
+        complete &= e->dropped[i] || e->nsample[i] >= (expect > 1 ? expect - 1 : expect);
     return complete || e->calls - e->round_start >= (uint64_t)e->round_len + WAIT_CALLS;
 }
 

@@ -13,8 +13,9 @@
 # cluster: the two-pass workflow on a cluster of namespaces (tools/cluster/hiercoll-cluster,
 #   root): 2 hosts of 4 ranks, links at each of APPS_RATES (1gbit 100mbit), each Open MPI
 #   application launched in each of APPS_ORDERS (slot: Open MPI's default, ranks fill a host
-#   first; node: --map-by node, round robin over the hosts; slurm-cyclic: the hook for
-#   Slurm's cyclic distribution). Pass 1 profiles (hiercoll profile), pass 2 is next-run.sh;
+#   first; node: --map-by node, round robin over the hosts; slurm-cyclic: srun's cyclic
+#   distribution on the cluster running Slurm, an order of its own: APPS_ORDERS=slurm-cyclic).
+#   Pass 1 profiles (hiercoll profile), pass 2 is next-run.sh;
 #   then APPS_REPS alternating runs of each (1 2, 2 1, ...), both profiled so they carry the
 #   same overhead.
 #
@@ -124,27 +125,50 @@ run_local() {
 
 # --- cluster: the two-pass workflow -----------------------------------------------------------
 CLUSTER=$TOP/tools/cluster/hiercoll-cluster
-# order_launch ORDER NP: sets ORDER_LAUNCH (the launcher with its placement options), or
-# sets ORDER_WHY (why the order cannot run here) and returns 1.
+# order_launch ORDER NP: sets ORDER_LAUNCH (the launcher with its placement options) and
+# ORDER_ENV (how it passes variables: env_opts), or sets ORDER_WHY (why the order cannot run
+# here) and returns 1.
 order_launch() {
     case $1 in
-        slot) ORDER_LAUNCH=(mpirun.openmpi -n "$2") ;;
-        node) ORDER_LAUNCH=(mpirun.openmpi --map-by node -n "$2") ;;
+        slot) ORDER_LAUNCH=(mpirun.openmpi -n "$2") ORDER_ENV=mpirun ;;
+        node) ORDER_LAUNCH=(mpirun.openmpi --map-by node -n "$2") ORDER_ENV=mpirun ;;
         slurm-cyclic)
-            # The hook for Slurm (issue 28): srun --distribution=cyclic once the cluster runs
-            # Slurm (hiercoll-cluster up --slurm) and next-run.sh knows srun.
-            if [ -z "${APPS_SLURM:-}" ] || ! command -v srun >/dev/null; then
-                ORDER_WHY="needs Slurm on the cluster (hiercoll-cluster up --slurm, APPS_SLURM=1)"
+            # Slurm's round robin over the hosts: the cluster runs Slurm (up --slurm), srun
+            # starts the ranks through PMIx, and next-run.sh starts pass 2 with srun too.
+            if [ -z "$SLURM_UP" ]; then
+                ORDER_WHY="needs Slurm on the cluster: APPS_ORDERS=slurm-cyclic (an order of its own)"
                 return 1
             fi
-            ORDER_LAUNCH=(srun --mpi=pmix --distribution=cyclic -N "$HOSTS" -n "$2" --overcommit) ;;
+            ORDER_LAUNCH=(srun --mpi=pmix --distribution=cyclic -N "$HOSTS" -n "$2" --overcommit)
+            ORDER_ENV=srun ;;
         *) ORDER_WHY="unknown order '$1' (slot, node, slurm-cyclic)"; return 1 ;;
     esac
+}
+
+# env_opts VAR[=VALUE]...: the launcher's options that give the ranks these variables (a
+# name alone: its value here) into ENV_OPTS.
+env_opts() {
+    ENV_OPTS=()
+    if [ "$ORDER_ENV" = srun ]; then
+        local list=ALL v
+        for v in "$@"; do list+=",$v"; done
+        ENV_OPTS=(--export="$list")
+    else
+        local v
+        for v in "$@"; do ENV_OPTS+=(-x "$v"); done
+    fi
 }
 
 run_cluster() {
     local rates=${APPS_RATES:-1gbit 100mbit} orders=${APPS_ORDERS:-slot node}
     HOSTS=${APPS_HOSTS:-2}
+    # Under Slurm, mpirun needs an allocation of its own: Slurm's order runs alone.
+    SLURM_UP=""
+    if [[ " $orders " == *" slurm-cyclic "* ]]; then
+        [ "$(echo $orders)" = slurm-cyclic ] ||
+            die "APPS_ORDERS: slurm-cyclic runs alone (the cluster then runs Slurm)"
+        SLURM_UP=--slurm
+    fi
     local rph=${APPS_RANKS_PER_HOST:-4}
     local np=$((HOSTS * rph)) results=$OUT/cluster.tsv
     local why
@@ -163,12 +187,14 @@ run_cluster() {
     for rate in $rates; do
         step "Cluster: $HOSTS hosts of $rph ranks, links at $rate (log: $OUT/logs/cluster-$rate.log)"
         logged "$OUT/logs/cluster-$rate.log" bash "$CLUSTER" up "$HOSTS" --rate "$rate" \
-            --ranks-per-host "$rph" --name "$HC_CLUSTER" || { done_step "failed"; exit 1; }
+            --ranks-per-host "$rph" --name "$HC_CLUSTER" $SLURM_UP || { done_step "failed"; exit 1; }
         # the levels, measured: the mapping takes the link's and shared memory's bandwidths
         local perf=$OUT/cluster/$rate/machine-perf.txt
         mkdir -p "$(dirname "$perf")"
         progress "measuring the levels (hiercoll commperf)"
-        logged "$OUT/logs/commperf-$rate.log" "${ON[@]}" env MPIEXEC=mpirun.openmpi \
+        local alloc=()
+        [ -n "$SLURM_UP" ] && alloc=(salloc -N "$HOSTS" -n 4 --overcommit)
+        logged "$OUT/logs/commperf-$rate.log" "${ON[@]}" "${alloc[@]}" env MPIEXEC=mpirun.openmpi \
             OMPI_MCA_rmaps_base_mapping_policy=node "$HC" commperf --np 4 --iters 50 --out "$perf"
         if grep -q '^level network' "$perf" 2>/dev/null; then
             export HIERCOLL_MACHINE_FILE=$perf
@@ -189,8 +215,9 @@ run_cluster() {
                 (cd "$d/run" && "${SETUP[@]}")
                 step "$app at $rate, order $order: pass 1 profiled, then $REPS x (pass 1, pass 2)"
                 progress "pass 1: hiercoll profile"
+                env_opts OMP_NUM_THREADS GMX_MAXBACKUP
                 if ! (cd "$d/run" && logged "$d/profile.log" "${ON[@]}" "$HC" profile --out "$d/prof" -- \
-                        "${ORDER_LAUNCH[@]}" -x OMP_NUM_THREADS -x GMX_MAXBACKUP "${CMD[@]}"); then
+                        "${ORDER_LAUNCH[@]}" "${ENV_OPTS[@]}" "${CMD[@]}"); then
                     done_step "pass 1 failed: see $d/profile.log"
                     continue
                 fi
@@ -204,9 +231,10 @@ run_cluster() {
                         # the passes share the run folder: HPCC appends to its output
                         rm -f "$d/run/$ANSWER"
                         if [ $pass = 1 ]; then
+                            env_opts OMP_NUM_THREADS GMX_MAXBACKUP "LD_PRELOAD=$lib" \
+                                "HIERCOLL_PROFILE=$rd/profile"
                             t=$(timed_run "$d/run" "$TIMEOUT" "${ON[@]}" "${ORDER_LAUNCH[@]}" \
-                                -x OMP_NUM_THREADS -x GMX_MAXBACKUP -x "LD_PRELOAD=$lib" \
-                                -x "HIERCOLL_PROFILE=$rd/profile" "${CMD[@]}")
+                                "${ENV_OPTS[@]}" "${CMD[@]}")
                         elif [ -s "$d/prof/next-run.sh" ]; then
                             t=$(HIERCOLL_PROFILE=$rd/profile timed_run "$d/run" "$TIMEOUT" \
                                 "${ON[@]}" sh "$d/prof/next-run.sh")
