@@ -21,7 +21,7 @@ typedef struct hc_ar_plan {
     size_t packet;            /* bytes per pipeline packet of the ring */
     hc_learn_entry *learn;    /* the learner's entry that chose it, or NULL */
     int cand;
-    int measure;              /* time this call (every rank alike) */
+    int measure;              /* HC_LEARN_SAMPLE: time this call (every rank alike) */
 } hc_ar_plan;
 
 /* The algorithm every rank takes for a call of `bytes` on c without measuring: the info key,

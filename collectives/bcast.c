@@ -96,6 +96,33 @@ static void run_typed(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *b
     free(tmp);
 }
 
+/* A call inside a root's window of vendor calls (bcast_hier.c): nothing to choose. The root's
+ * learner takes it as its pick for the call, and times it when the window is stamped. */
+static int window_call(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *buf,
+                       MPI_Count count, MPI_Datatype dt, int root)
+{
+    hc_learn_entry *e = c->rank == root ? w->entry : NULL;
+    int measure = 0, timed = 0;
+    if (e) {
+        int i = hc_bcast_learn_take(e, &measure);
+        e->runs[w->cand]++;
+        timed = w->stamp && i == w->cand && measure == HC_LEARN_SAMPLE &&
+                st->vendor_calls >= HC_BCAST_VENDOR_WARM;
+    }
+    uint64_t t0 = timed ? hc_now_ns() : 0, g = 0;
+    int rc = hc_bcast_vendor_window(c, st, w, buf, count, dt, root, &g);
+    if (e) {
+        if (timed)
+            hc_blearn_after(st, e, w->cand, t0, g, g);
+        /* an unstamped window leaves no end to count the next call from */
+        e->last_end = w->stamp ? st->seq : 0;
+        hc_bcast_learn_step(e);
+    }
+    if (c->rank == root)
+        c->bcast_last = HC_BCAST_VENDOR;
+    return rc;
+}
+
 int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, uintptr_t site)
 {
     if (c->size == 1)
@@ -121,20 +148,17 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
         return HC_FALLBACK;
 
     int lroot = c->node == c->node_of[root] ? c->local_rank_of[root] : 0;
-    int decider = c->local_rank == lroot, sclass = hc_size_class(m), ran = 0;
-    if (c->num_nodes == 1) { /* inside a root's window of vendor calls: nothing to choose */
-        int rc = hc_bcast_vendor_window(c, st, buf, count, dt, root, sclass, &ran);
-        if (ran) {
-            if (decider)
-                c->bcast_last = HC_BCAST_VENDOR;
-            return rc;
-        }
+    int decider = c->local_rank == lroot, sclass = hc_size_class(m);
+    if (c->num_nodes == 1) {
+        hc_bvendor_window *w = hc_bcast_window_of_call(c, st, root, sclass);
+        if (w)
+            return window_call(c, st, w, buf, count, dt, root);
     }
     if (decider)
         hc_blearn_collect(st);
     hc_bcast_plan p;
     hc_bcast_select(c, st, m, root, site, decider, &fx, &p);
-    uint64_t t0 = p.measure ? hc_now_ns() : 0, g_first = st->seq;
+    uint64_t t0 = p.measure == HC_LEARN_SAMPLE ? hc_now_ns() : 0, g_first = st->seq;
     int rc = MPI_SUCCESS;
     /* Everything a reader can work out alone comes before it waits for its root. */
     MPI_Count lb = 0;
@@ -150,8 +174,11 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
         run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root, contiguous, lb);
     if (decider) {
         if (p.learn) {
-            hc_blearn_after(st, &p, t0, g_first, st->seq - 1);
-            hc_bcast_learn_next(&p);
+            if (p.measure == HC_LEARN_SAMPLE)
+                hc_blearn_after(st, p.learn, p.cand, t0, g_first, st->seq - 1);
+            p.learn->last_end = st->seq; /* the next call of the key follows this one if it
+                                            starts at this fragment number */
+            hc_bcast_learn_step(p.learn);
         }
         c->bcast_last = p.algo;
     }

@@ -29,7 +29,7 @@ static void cma_read(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t to
 static void vendor_root(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t total,
                         int lroot, int how)
 {
-    hc_bshm_vendor_announce(st, how, 0); /* across nodes: a cell for every segment */
+    hc_bshm_vendor_announce(st, how, 0, 0); /* across nodes: a cell for every segment */
     st->vendor_calls += st->vendor_calls < 255;
     hc_pmpi_bcast(bytes, (MPI_Count)m, MPI_BYTE, lroot, c->local);
 }
@@ -37,7 +37,8 @@ static void vendor_root(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t
 static void vendor_read(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t total,
                         int lroot, int how)
 {
-    (void)hc_bshm_vendor_take(st, lroot);
+    int stamp;
+    (void)hc_bshm_vendor_take(st, lroot, &stamp);
     st->vendor_calls += st->vendor_calls < 255;
     hc_pmpi_bcast(bytes, (MPI_Count)m, MPI_BYTE, lroot, c->local);
 }

@@ -152,53 +152,66 @@ void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *strea
  * again, so the cell's cost is small and a timed call still comes now and then. */
 #define HC_BCAST_WINDOW 63
 
-/* The window a root settled on the vendor can promise after this call: up to its learner's
- * next check (which needs cells), 0 while it is still trying. */
-static unsigned window_after(const hc_bcast_plan *p)
+/* The window a root can promise after this call, and whether its readers stamp it: trying
+ * the vendor, the rest of the trial block (timed without the cell's hand-off); settled on it,
+ * the calls its learner will not time (its next check or watch needs cells). */
+static unsigned window_after(const hc_bcast_plan *p, int *stamp)
 {
     const hc_learn_entry *e = p->learn;
-    if (!e || p->measure || e->phase != HC_LEARN_SETTLED || p->cand != e->current ||
-        e->cand[e->current] != HC_BCAST_VENDOR || e->next_check <= e->calls + 1)
+    *stamp = 0;
+    if (!e || p->cand < 0 || e->cand[p->cand] != HC_BCAST_VENDOR)
         return 0;
-    return (unsigned)HC_MIN((uint64_t)HC_BCAST_WINDOW, e->next_check - e->calls - 1);
+    int left = hc_learn_block_left(e);
+    if (left > 0) {
+        *stamp = 1;
+        return (unsigned)left;
+    }
+    if (p->measure || p->cand != e->current)
+        return 0;
+    return (unsigned)HC_MIN((uint64_t)HC_BCAST_WINDOW, hc_learn_quiet_calls(e));
 }
 
 int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
                           MPI_Count count, MPI_Datatype dt, int root, int sclass)
 {
-    int lroot = c->local_rank_of[root];
+    int lroot = c->local_rank_of[root], stamp;
     hc_bvendor_window *w = hc_bvendor_window_of(st, lroot, sclass);
     unsigned left;
     if (c->rank == root) {
-        left = window_after(p);
-        hc_bshm_vendor_announce(st, p->measure ? HC_BSHM_MEASURE : 0, left);
+        left = window_after(p, &stamp);
+        hc_bshm_vendor_announce(st, p->measure ? HC_BSHM_MEASURE : 0, left, stamp);
         w->entry = p->learn;
+        w->cand = p->cand;
     } else {
-        left = hc_bshm_vendor_take(st, lroot);
+        left = hc_bshm_vendor_take(st, lroot, &stamp);
         w->entry = NULL;
     }
     w->lroot = lroot;
     w->sclass = sclass;
     w->left = left;
+    w->stamp = stamp;
     st->vendor_calls += st->vendor_calls < 255;
     int rc = hc_pmpi_bcast(buf, count, dt, root, c->comm);
     hc_bshm_finish(st);
     return rc;
 }
 
-int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, void *buf, MPI_Count count,
-                           MPI_Datatype dt, int root, int sclass, int *ran)
+hc_bvendor_window *hc_bcast_window_of_call(hc_comm *c, hc_bstate *st, int root, int sclass)
 {
     int lroot = c->local_rank_of[root];
     hc_bvendor_window *w = hc_bvendor_window_of(st, lroot, sclass);
-    *ran = w->left > 0 && w->lroot == lroot && w->sclass == sclass;
-    if (!*ran)
-        return MPI_SUCCESS;
+    return w->left > 0 && w->lroot == lroot && w->sclass == sclass ? w : NULL;
+}
+
+int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *buf,
+                           MPI_Count count, MPI_Datatype dt, int root, uint64_t *g)
+{
     w->left--;
     st->vendor_calls += st->vendor_calls < 255;
-    if (w->entry) { /* the root's learner counts the call, as if it had picked it */
-        w->entry->calls++;
-        w->entry->runs[w->entry->current]++;
-    }
-    return hc_pmpi_bcast(buf, count, dt, root, c->comm);
+    if (w->stamp)
+        *g = hc_bshm_window_begin(st);
+    int rc = hc_pmpi_bcast(buf, count, dt, root, c->comm);
+    if (w->stamp)
+        hc_bshm_window_end(st, *g, c->rank != root);
+    return rc;
 }

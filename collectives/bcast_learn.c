@@ -1,23 +1,34 @@
 /* What a broadcast's node-local root learns, and how it times its calls.
  *
- * A call costs what its slowest reader waits: from the moment the root entered (or, when the
- * readers were still busy with the call before, the moment the last of them finished it) to
- * the moment the last reader is done. Readers of a timed call (its cells carry
- * HC_BCELL_MEASURE) stamp that moment in their stamp ring (hc_bshm_finish); the root reads the
+ * A call costs the program the time from the end of its previous call at the same key (when
+ * its slowest reader was done) to the end of this one: what runs between them (the program's
+ * own work, the root's rewriting of its buffer) pays for side effects an algorithm leaves in
+ * the caches, and a single copy out of a buffer the root then rewrites costs it dearly there
+ * (docs/tuning.md, Learning). The time between the calls counts up to GAP_CAP times the call's
+ * own (entry to the slowest reader's end): a program that works far longer than it
+ * broadcasts would drown the algorithms' differences in the noise of its own work (in the
+ * bench's latency patterns, 800 us of checking around a 25-50 us call made the learner pick
+ * either of two algorithms 2x apart). Samples are taken in blocks of consecutive calls of one
+ * algorithm, so the previous call is the key's own. Where it is not (the key's first call of a
+ * block follows another key's), the call counts from the root's entry, or from when the
+ * readers left the call before if they were later. Readers of a timed call (its cells carry
+ * HC_BCELL_MEASURE) stamp their end in their stamp ring (hc_bshm_finish); the root reads the
  * stamps back at its next call, so timing adds no wait and no message. Only timed calls cost
  * a clock read on each rank. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "bcast_plan.h"
+#include "hc_util.h"
 
 /* Timed calls whose stamps are not all back yet: a root may run as many calls ahead of its
  * slowest reader as it has cells (64), and with more ranks than cores readers do lag that far. */
 #define PENDING_MAX 64
+#define GAP_CAP 4
 
 typedef struct pending {
     hc_learn_entry *e;
-    int cand;
+    int cand, follows; /* follows: the call before was the key's own */
     uint64_t t0, g_first, g_last;
 } pending;
 
@@ -84,26 +95,30 @@ void hc_blearn_collect_pending(hc_bstate *st)
         }
         if (done < 0)
             continue;
-        /* Readers still busy with the call before (timed too): count from when they left it. */
-        uint64_t start = p->t0;
-        if (p->g_first > 0 && readers_done(st, p->g_first - 1, &before) == 1 && before > start)
-            start = before;
-        if (end > start)
-            hc_learn_sample(p->e, p->cand, (double)(end - start) / 1e3);
+        if (end <= p->t0)
+            continue;
+        uint64_t start = p->t0, own = end - p->t0;
+        if (p->g_first > 0 && readers_done(st, p->g_first - 1, &before) == 1) {
+            if (p->follows && before < start)
+                start = p->t0 - HC_MIN(p->t0 - before, GAP_CAP * own);
+            else if (before > start && before < end)
+                start = before;
+        }
+        hc_learn_sample(p->e, p->cand, (double)(end - start) / 1e3);
     }
     l->npend = kept;
 }
 
-void hc_blearn_after(hc_bstate *st, const hc_bcast_plan *p, uint64_t t0_ns, uint64_t g_first,
-                     uint64_t g_last)
+void hc_blearn_after(hc_bstate *st, hc_learn_entry *e, int cand, uint64_t t0_ns,
+                     uint64_t g_first, uint64_t g_last)
 {
     struct hc_blearn *l = st->learn;
-    if (!l || !p->measure || !p->learn || st->n < 2)
+    if (!l || st->n < 2)
         return;
     if (l->npend == PENDING_MAX) { /* the oldest is given up: its readers are far behind */
         for (int i = 1; i < PENDING_MAX; i++)
             l->pend[i - 1] = l->pend[i];
         l->npend--;
     }
-    l->pend[l->npend++] = (pending){p->learn, p->cand, t0_ns, g_first, g_last};
+    l->pend[l->npend++] = (pending){e, cand, e->last_end == g_first, t0_ns, g_first, g_last};
 }

@@ -52,7 +52,7 @@ typedef struct hc_bcast_plan {
     size_t direct_min;   /* smallest message read straight out of the root's buffer */
     hc_learn_entry *learn; /* the learner's entry that chose it, or NULL */
     int cand;            /* its index there */
-    int measure;         /* time this call */
+    int measure;         /* HC_LEARN_NONE / STAMP (its readers stamp its end) / SAMPLE */
 } hc_bcast_plan;
 
 /* The queue's construction parameters from the configuration. */
@@ -76,7 +76,28 @@ void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t si
 
 /* At the end of a node-local root's call: the learner's step for the key's next call, taken
  * now, off the path between the next call's entry and its first cell. */
-void hc_bcast_learn_next(const hc_bcast_plan *p);
+void hc_bcast_learn_next(hc_learn_entry *e);
+static inline void hc_bcast_learn_step(hc_learn_entry *e)
+{
+    if (e->phase == HC_LEARN_SETTLED) /* the common case, inline */
+        e->ahead = hc_learn_next(e, &e->ahead_measure);
+    else
+        hc_bcast_learn_next(e);
+}
+/* The vendor's broadcasts a communicator has run before the learner times one (MPICH takes
+ * its shared-memory path only from a node's sixth collective). */
+#define HC_BCAST_VENDOR_WARM 8
+/* The learner's pick for a call whose step was taken ahead (or now): index in e->cand. */
+static inline int hc_bcast_learn_take(hc_learn_entry *e, int *measure)
+{
+    int i = e->ahead;
+    if (i < 0)
+        i = hc_learn_next(e, measure);
+    else
+        *measure = e->ahead_measure;
+    e->ahead = -1;
+    return i;
+}
 
 /* Runs the plan on m bytes of the contiguous stream `stream` (or, with pk, segment by segment
  * through `stage`, seg bytes); user_dst: stream is the caller's own buffer (bcast_hier.c). */
@@ -90,10 +111,12 @@ void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *strea
  * cell. */
 int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, void *buf,
                           MPI_Count count, MPI_Datatype dt, int root, int sclass);
-/* A call inside such a window, on the root and its readers alike: *ran says whether it ran
- * (the vendor's broadcast, no cell, no choosing). */
-int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, void *buf, MPI_Count count,
-                           MPI_Datatype dt, int root, int sclass, int *ran);
+/* The window of (root, size class) when a call of it falls inside one, else NULL; then the
+ * call inside it, on the root and its readers alike (the vendor's broadcast; in a stamped
+ * window the call also takes a fragment number, *g, whose end the readers stamp). */
+hc_bvendor_window *hc_bcast_window_of_call(hc_comm *c, hc_bstate *st, int root, int sclass);
+int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *buf,
+                           MPI_Count count, MPI_Datatype dt, int root, uint64_t *g);
 
 /* Learning (bcast_learn.c), on a node-local root: the times its readers have stamped since
  * its last call go to their entries; after a call, what to time once they stamp it. */
@@ -104,8 +127,8 @@ static inline void hc_blearn_collect(hc_bstate *st)
     if (st->learn && hc_blearn_pending(st))
         hc_blearn_collect_pending(st);
 }
-void hc_blearn_after(hc_bstate *st, const hc_bcast_plan *p, uint64_t t0_ns, uint64_t g_first,
-                     uint64_t g_last);
+void hc_blearn_after(hc_bstate *st, hc_learn_entry *e, int cand, uint64_t t0_ns,
+                     uint64_t g_first, uint64_t g_last);
 hc_learn_table *hc_blearn_table(hc_bstate *st);
 void hc_blearn_free(hc_bstate *st);
 

@@ -23,8 +23,6 @@
  * patterns slower (0.45 -> 0.7 at 1 KiB), as the reader then waits for memory instead of a few
  * lines of the root's cache (docs/algorithms-bcast.md). */
 #define HC_BCAST_ROOT_NT_MIN ((size_t)4 << 10)
-/* The vendor's broadcasts a communicator has run before the learner times one. */
-#define HC_BCAST_VENDOR_WARM 8
 
 void hc_bcast_setup(hc_bsetup *s)
 {
@@ -69,13 +67,18 @@ static void plain_init(void)
         params_of(&plain[a], a, NULL);
 }
 
+static int plain_ready;
+
 static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
 {
     if (rule) {
         params_of(p, algo, rule);
         return;
     }
-    pthread_once(&plain_once, plain_init);
+    if (HC_UNLIKELY(!__atomic_load_n(&plain_ready, __ATOMIC_ACQUIRE))) {
+        pthread_once(&plain_once, plain_init);
+        __atomic_store_n(&plain_ready, 1, __ATOMIC_RELEASE);
+    }
     p->algo = algo;
     p->nt_min = plain[algo].nt_min;
     p->direct = plain[algo].direct;
@@ -176,12 +179,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
         p->origin = HC_ORIGIN_RULE;
         return;
     }
-    int i = e->ahead;
-    if (i < 0)
-        i = hc_learn_next(e, &p->measure);
-    else
-        p->measure = e->ahead_measure;
-    e->ahead = -1;
+    int i = hc_bcast_learn_take(e, &p->measure);
     /* The vendor's first broadcasts on a communicator are not what it costs in a loop
      * (MPICH takes its shared-memory path only from a node's sixth collective): untimed. */
     if (e->cand[i] == HC_BCAST_VENDOR && st->vendor_calls < HC_BCAST_VENDOR_WARM)
@@ -193,11 +191,8 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     p->cand = i;
 }
 
-void hc_bcast_learn_next(const hc_bcast_plan *p)
+void hc_bcast_learn_next(hc_learn_entry *e)
 {
-    hc_learn_entry *e = p->learn;
-    if (!e)
-        return;
     if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
         double tm[HC_LEARN_MAXCAND];
         hc_learn_medians(e, tm);

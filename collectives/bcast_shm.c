@@ -415,25 +415,37 @@ const hc_bcell *hc_bshm_peek(hc_bstate *st)
     return x;
 }
 
-void hc_bshm_vendor_announce(hc_bstate *st, int how, unsigned window)
+void hc_bshm_vendor_announce(hc_bstate *st, int how, unsigned window, int stamp)
 {
     uint64_t g = st->seq++;
     hc_bshm_claim_cell(st, g);
     uint32_t kind = HC_BCELL_VENDOR | (how & HC_BSHM_MEASURE ? HC_BCELL_MEASURE : 0) |
+                    (stamp ? HC_BCELL_WINDOW_STAMP : 0) |
                     HC_MIN(window, HC_BCELL_WINDOW_MAX) << HC_BCELL_WINDOW_SHIFT;
     hc_bshm_notify(st, st->me, g, kind, 0, NULL, 0);
     atomic_store_explicit(&head_of(st, st->me)->done, st->seq, memory_order_release);
 }
 
-unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot)
+unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot, int *stamp)
 {
     const hc_bcell *x = hc_bshm_peek(st);
     uint64_t g = st->seq++;
     hc_bshm_forward(st, lroot, g, x);
     st->stamp_due |= (x->kind & HC_BCELL_MEASURE) != 0;
     unsigned window = x->kind >> HC_BCELL_WINDOW_SHIFT;
+    *stamp = (x->kind & HC_BCELL_WINDOW_STAMP) != 0;
     atomic_store_explicit(&head_of(st, st->me)->done, g + 1, memory_order_release);
     return window;
+}
+
+void hc_bshm_window_end(hc_bstate *st, uint64_t g, int reader)
+{
+    if (reader) {
+        hc_bstamp *stamp = hc_bstamp_of(st, st->me, g);
+        stamp->ns = hc_now_ns();
+        atomic_store_explicit(&stamp->g1, g + 1, memory_order_release);
+    }
+    atomic_store_explicit(&head_of(st, st->me)->done, g + 1, memory_order_release);
 }
 
 void hc_bshm_bcast(hc_bstate *st, void *bytes, size_t m, size_t total, int lroot, int how)

@@ -20,9 +20,11 @@ enum { HC_BCELL_DATA = 1, HC_BCELL_INLINE = 2, HC_BCELL_CMA = 3, HC_BCELL_DIRECT
 #define HC_BCELL_MEASURE 0x100u
 #define HC_BCELL_KIND(x) ((x)->kind & 0xffu)
 /* On a vendor cell, bits 16-31: how many of the root's next calls of the same size class run
- * the vendor's broadcast without any cell (hc_bvendor_window). */
+ * the vendor's broadcast without any cell (hc_bvendor_window); the flag: readers stamp the
+ * end of each of them (a root trying the vendor times it without the cell's hand-off). */
 #define HC_BCELL_WINDOW_SHIFT 16
 #define HC_BCELL_WINDOW_MAX 0xffffu
+#define HC_BCELL_WINDOW_STAMP 0x200u
 /* Messages up to this size travel inside the cell. Two lines: a 64-byte message in a
  * one-line cell took a second line from the ring, and cores fetch an aligned pair of lines
  * together (docs/algorithms-bcast.md). A reader touches the second line only for a message
@@ -125,7 +127,9 @@ struct hc_learn_entry;
 typedef struct hc_bvendor_window {
     int lroot, sclass;
     uint32_t left;
+    int stamp;                    /* readers stamp each call's end; each takes a fragment number */
     struct hc_learn_entry *entry; /* the root's: its learner counts the calls */
+    int cand;                     /* the vendor's index among the entry's candidates */
 } hc_bvendor_window;
 
 typedef struct hc_bstate {
@@ -216,8 +220,12 @@ const hc_bcell *hc_bshm_peek(hc_bstate *st);
  * HC_BSHM_MEASURE or 0; window: its next calls of this size class that skip the cell, 0 to
  * HC_BCELL_WINDOW_MAX), a reader whose next cell says so takes it and returns the window;
  * then both call the vendor (bcast_hier.c). */
-void hc_bshm_vendor_announce(hc_bstate *st, int how, unsigned window);
-unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot);
+void hc_bshm_vendor_announce(hc_bstate *st, int how, unsigned window, int stamp);
+unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot, int *stamp);
+/* A call inside a stamped window: takes the next fragment number without a cell; a reader
+ * stamps its end (after the vendor's broadcast), every rank publishes it done. */
+static inline uint64_t hc_bshm_window_begin(hc_bstate *st) { return st->seq++; }
+void hc_bshm_window_end(hc_bstate *st, uint64_t g, int reader);
 /* The window slot of (local root, size class): its calls left, once set. */
 static inline hc_bvendor_window *hc_bvendor_window_of(hc_bstate *st, int lroot, int sclass)
 {

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY_BLOCK 2
-#define TRY_PASSES 4
+#define TRY_BLOCK 4
+#define TRY_PASSES 2
 #define KEEP_MARGIN 0.03
 #define CHECK_MARGIN 0.10
 #define FIRST_CHECK 128
@@ -105,9 +105,11 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
             e->retry = 0;
             break;
         }
-        if (e->local && ++e->watch_calls >= HC_LEARN_WATCH_EVERY) {
-            e->watch_calls = 0;
-            *measure = 1;
+        /* the watched call and the one before it, whose end it counts from */
+        if (e->local && ++e->watch_calls >= HC_LEARN_WATCH_EVERY - 1) {
+            *measure = e->watch_calls >= HC_LEARN_WATCH_EVERY ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
+            if (*measure == HC_LEARN_SAMPLE)
+                e->watch_calls = 0;
         }
         return e->current;
     case HC_LEARN_WAIT:
@@ -123,8 +125,20 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
     int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
     if (e->dropped[i])
         return e->current;
-    *measure = p % TRY_BLOCK != 0; /* the block's first call warms the path */
+    /* The block's first call warms the path: only its end is stamped. */
+    *measure = p % TRY_BLOCK != 0 ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
     return i;
+}
+
+int hc_learn_block_left(const hc_learn_entry *e)
+{
+    if (e->phase != HC_LEARN_TRY && e->phase != HC_LEARN_CHECK)
+        return 0;
+    uint64_t p = e->calls - 1 - e->round_start;
+    if (p >= (uint64_t)e->round_len)
+        return 0;
+    int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
+    return e->dropped[i] ? 0 : TRY_BLOCK - 1 - (int)(p % TRY_BLOCK);
 }
 
 static double median_of(const float *s, int n)

@@ -71,6 +71,7 @@ typedef struct hc_learn_entry {
     int retry;                  /* the watch saw the choice's time move: TRY again */
     unsigned checks;            /* CHECK rounds so far */
     int ahead, ahead_measure;   /* the next call's candidate, taken ahead (-1: not yet) */
+    uint64_t last_end;          /* the caller's mark of where the key's last call ended */
     int changes;                /* times the choice changed */
     uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
     int announced;              /* the verbose line for the current choice was printed */
@@ -84,7 +85,12 @@ typedef struct hc_learn_entry {
 void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int ncand, int start,
                    int origin, int local);
 
-/* The candidate (index in e->cand) for the next call at e, and whether to time it. */
+/* What the learner asks of a call (*measure): nothing, HC_LEARN_STAMP (time its end only: a
+ * broadcast's readers stamp it, so the next call can count from when they were done), or
+ * HC_LEARN_SAMPLE (time it and take the time as a sample). */
+enum { HC_LEARN_NONE, HC_LEARN_STAMP, HC_LEARN_SAMPLE };
+
+/* The candidate (index in e->cand) for the next call at e, and what to time of it. */
 int hc_learn_pick(hc_learn_entry *e, int *measure);
 
 /* A rank deciding alone times every this many calls of a settled choice (learn.c). */
@@ -94,7 +100,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure);
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)
 {
     if (e->phase == HC_LEARN_SETTLED && !e->retry && e->calls + 1 < e->next_check &&
-        (!e->local || e->watch_calls + 1 < HC_LEARN_WATCH_EVERY)) {
+        (!e->local || e->watch_calls + 2 < HC_LEARN_WATCH_EVERY)) {
         e->calls++;
         e->watch_calls += e->local;
         *measure = 0;
@@ -102,6 +108,25 @@ static inline int hc_learn_next(hc_learn_entry *e, int *measure)
     }
     return hc_learn_pick(e, measure);
 }
+
+/* Of the calls after the one just picked, how many hc_learn_next will give the settled choice
+ * without timing them (0 outside SETTLED). */
+static inline uint64_t hc_learn_quiet_calls(const hc_learn_entry *e)
+{
+    if (e->phase != HC_LEARN_SETTLED || e->retry || e->calls + 1 >= e->next_check)
+        return 0;
+    uint64_t n = e->next_check - e->calls - 1;
+    if (e->local) {
+        uint64_t to_watch = e->watch_calls + 2 < HC_LEARN_WATCH_EVERY
+                                ? HC_LEARN_WATCH_EVERY - 2 - e->watch_calls : 0;
+        n = n < to_watch ? n : to_watch;
+    }
+    return n;
+}
+
+/* In a round of trials, how many calls after the one just picked belong to the same block
+ * (the same candidate, in a row); 0 outside rounds. */
+int hc_learn_block_left(const hc_learn_entry *e);
 
 /* A timed call of candidate i took `us` microseconds. */
 void hc_learn_sample(hc_learn_entry *e, int i, double us);

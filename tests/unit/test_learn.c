@@ -45,7 +45,7 @@ static void run(sim *s, const double *cost, long calls)
         }
         int measure, i = hc_learn_pick(&s->e, &measure);
         double us = cost[i] * noise(&s->seed, 0.02);
-        if (measure)
+        if (measure == HC_LEARN_SAMPLE)
             hc_learn_sample(&s->e, i, us);
         s->spent += us;
         s->best_possible += best;
