@@ -93,8 +93,9 @@ enum { HC_LEARN_NONE, HC_LEARN_STAMP, HC_LEARN_SAMPLE };
 /* The candidate (index in e->cand) for the next call at e, and what to time of it. */
 int hc_learn_pick(hc_learn_entry *e, int *measure);
 
-/* A rank deciding alone times every this many calls of a settled choice (learn.c). */
-#define HC_LEARN_WATCH_EVERY 16
+/* A rank deciding alone times every this many calls of a settled choice (learn.c): every 16th
+ * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%. */
+#define HC_LEARN_WATCH_EVERY 64
 /* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
  * every 16th call of a rank deciding alone) goes to hc_learn_pick. */
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)

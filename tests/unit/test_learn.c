@@ -98,7 +98,8 @@ HC_TEST(equal_candidates_do_not_alternate)
 }
 
 /* A rank deciding alone watches its choice: a site whose behaviour changes is followed
- * within a few dozen calls, and each half runs within 5% of its best. */
+ * within a few hundred calls (four watched calls, HC_LEARN_WATCH_EVERY apart, then a round),
+ * and each half runs within 5% of its best. */
 HC_TEST(a_change_of_behaviour_is_followed)
 {
     sim s;
@@ -108,9 +109,10 @@ HC_TEST(a_change_of_behaviour_is_followed)
     HC_CHECK_EQ_INT(s.e.current, 1);
     double spent = s.spent, best = s.best_possible;
     HC_CHECK_MSG(spent / best < 1.05, "first half %.3f of the best", spent / best);
-    run(&s, after, 100);
+    long follow = 5 * HC_LEARN_WATCH_EVERY;
+    run(&s, after, follow);
     HC_CHECK_EQ_INT(s.e.current, 0);
-    run(&s, after, 4900);
+    run(&s, after, 5000 - follow);
     double second = (s.spent - spent) / (s.best_possible - best);
     HC_CHECK_MSG(second < 1.05, "second half %.3f of the best", second);
 }
