@@ -97,7 +97,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure);
  * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%. */
 #define HC_LEARN_WATCH_EVERY 64
 /* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
- * every 16th call of a rank deciding alone) goes to hc_learn_pick. */
+ * the watched calls of a rank deciding alone) goes to hc_learn_pick. */
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)
 {
     if (e->phase == HC_LEARN_SETTLED && !e->retry && e->calls + 1 < e->next_check &&
