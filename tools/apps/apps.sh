@@ -125,10 +125,12 @@ run_local() {
 
 # --- cluster: the two-pass workflow -----------------------------------------------------------
 CLUSTER=$TOP/tools/cluster/hiercoll-cluster
-# order_launch ORDER NP: sets ORDER_LAUNCH (the launcher with its placement options) and
+# order_launch ORDER NP: sets ORDER_LAUNCH (the launcher with its placement options),
+# ORDER_ALLOC (what pass 1 runs inside: Slurm's allocation) and
 # ORDER_ENV (how it passes variables: env_opts), or sets ORDER_WHY (why the order cannot run
 # here) and returns 1.
 order_launch() {
+    ORDER_ALLOC=()
     case $1 in
         slot) ORDER_LAUNCH=(mpirun.openmpi -n "$2") ORDER_ENV=mpirun ;;
         node) ORDER_LAUNCH=(mpirun.openmpi --map-by node -n "$2") ORDER_ENV=mpirun ;;
@@ -140,6 +142,9 @@ order_launch() {
                 return 1
             fi
             ORDER_LAUNCH=(srun --mpi=pmix --distribution=cyclic -N "$HOSTS" -n "$2" --overcommit)
+            # every core of the hosts, as pass 2's next-run.sh asks: srun's own allocation
+            # with --overcommit would give pass 1 one CPU a host
+            ORDER_ALLOC=(salloc -N "$HOSTS" -n "$((HOSTS * $(getconf _NPROCESSORS_ONLN)))")
             ORDER_ENV=srun ;;
         *) ORDER_WHY="unknown order '$1' (slot, node, slurm-cyclic)"; return 1 ;;
     esac
@@ -216,7 +221,7 @@ run_cluster() {
                 step "$app at $rate, order $order: pass 1 profiled, then $REPS x (pass 1, pass 2)"
                 progress "pass 1: hiercoll profile"
                 env_opts OMP_NUM_THREADS GMX_MAXBACKUP
-                if ! (cd "$d/run" && logged "$d/profile.log" "${ON[@]}" "$HC" profile --out "$d/prof" -- \
+                if ! (cd "$d/run" && logged "$d/profile.log" "${ON[@]}" "${ORDER_ALLOC[@]}" "$HC" profile --out "$d/prof" -- \
                         "${ORDER_LAUNCH[@]}" "${ENV_OPTS[@]}" "${CMD[@]}"); then
                     done_step "pass 1 failed: see $d/profile.log"
                     continue
@@ -233,7 +238,7 @@ run_cluster() {
                         if [ $pass = 1 ]; then
                             env_opts OMP_NUM_THREADS GMX_MAXBACKUP "LD_PRELOAD=$lib" \
                                 "HIERCOLL_PROFILE=$rd/profile"
-                            t=$(timed_run "$d/run" "$TIMEOUT" "${ON[@]}" "${ORDER_LAUNCH[@]}" \
+                            t=$(timed_run "$d/run" "$TIMEOUT" "${ON[@]}" "${ORDER_ALLOC[@]}" "${ORDER_LAUNCH[@]}" \
                                 "${ENV_OPTS[@]}" "${CMD[@]}")
                         elif [ -s "$d/prof/next-run.sh" ]; then
                             t=$(HIERCOLL_PROFILE=$rd/profile timed_run "$d/run" "$TIMEOUT" \
