@@ -85,8 +85,10 @@ static inline void hc_bcast_learn_step(hc_learn_entry *e)
         hc_bcast_learn_next(e);
 }
 /* The vendor's broadcasts a communicator has run before the learner times one (MPICH takes
- * its shared-memory path only from a node's sixth collective). */
-#define HC_BCAST_VENDOR_WARM 8
+ * its shared-memory path only from a node's sixth collective). A round of trials gives the
+ * vendor two blocks of 4 calls: with 8 here none of them was timed, the vendor went
+ * unmeasured in a key's first round, and no candidate could be dropped as hopeless in it. */
+#define HC_BCAST_VENDOR_WARM 5
 /* The learner's pick for a call whose step was taken ahead (or now): index in e->cand. */
 static inline int hc_bcast_learn_take(hc_learn_entry *e, int *measure)
 {

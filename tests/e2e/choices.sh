@@ -7,6 +7,8 @@
 #  3. A tuning file: `allreduce * * * ring1d` gives one point-to-point ring, `bcast * * *
 #     vendor` no queue; a rule saying `auto` leaves the built-in choice.
 #  4. An MPI info key beats the environment, both ways (hiercoll-bench sets hiercoll_bcast).
+#  5. Learning's first round times every candidate, the vendor's broadcast too (its first
+#     calls on a communicator are left untimed, and once no call of the round was timed).
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -61,4 +63,9 @@ bench vendor shm
 expect "info key shm over HIERCOLL_BCAST=vendor" "bcast queue:"
 bench shm vendor
 refuse "info key vendor over HIERCOLL_BCAST=shm" "bcast queue:"
+
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-algo auto \
+    --sizes 8 --iters 100 --pattern fixed-fresh-stream --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, learning"; head "$tmp/err"; exit 1; }
+expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
 exit "$fail"
