@@ -30,7 +30,7 @@ static void vendor_root(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t
                         int lroot, int how)
 {
     hc_bshm_vendor_announce(st, how, 0, 0); /* across nodes: a cell for every segment */
-    st->vendor_calls += st->vendor_calls < 255;
+    hc_bshm_vendor_ran(st);
     hc_pmpi_bcast(bytes, (MPI_Count)m, MPI_BYTE, lroot, c->local);
 }
 
@@ -39,7 +39,7 @@ static void vendor_read(hc_comm *c, hc_bstate *st, void *bytes, size_t m, size_t
 {
     int stamp;
     (void)hc_bshm_vendor_take(st, lroot, &stamp);
-    st->vendor_calls += st->vendor_calls < 255;
+    hc_bshm_vendor_ran(st);
     hc_pmpi_bcast(bytes, (MPI_Count)m, MPI_BYTE, lroot, c->local);
 }
 

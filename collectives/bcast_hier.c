@@ -190,7 +190,7 @@ int hc_bcast_vendor_whole(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, voi
     w->sclass = sclass;
     w->left = left;
     w->stamp = stamp;
-    st->vendor_calls += st->vendor_calls < 255;
+    hc_bshm_vendor_ran(st);
     int rc = hc_pmpi_bcast(buf, count, dt, root, c->comm);
     hc_bshm_finish(st);
     return rc;
@@ -207,7 +207,7 @@ int hc_bcast_vendor_window(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void
                            MPI_Count count, MPI_Datatype dt, int root, uint64_t *g)
 {
     w->left--;
-    st->vendor_calls += st->vendor_calls < 255;
+    hc_bshm_vendor_ran(st);
     if (w->stamp)
         *g = hc_bshm_window_begin(st);
     int rc = hc_pmpi_bcast(buf, count, dt, root, c->comm);

@@ -226,6 +226,12 @@ unsigned hc_bshm_vendor_take(hc_bstate *st, int lroot, int *stamp);
  * stamps its end (after the vendor's broadcast), every rank publishes it done. */
 static inline uint64_t hc_bshm_window_begin(hc_bstate *st) { return st->seq++; }
 void hc_bshm_window_end(hc_bstate *st, uint64_t g, int reader);
+/* One more of the vendor's broadcasts run on this communicator (counted up to 255: the
+ * learner only asks whether there were a few, HC_BCAST_VENDOR_WARM). */
+static inline void hc_bshm_vendor_ran(hc_bstate *st)
+{
+    st->vendor_calls += st->vendor_calls < 255;
+}
 /* The window slot of (local root, size class): its calls left, once set. */
 static inline hc_bvendor_window *hc_bvendor_window_of(hc_bstate *st, int lroot, int sclass)
 {

@@ -132,8 +132,8 @@ CLUSTER=$TOP/tools/cluster/hiercoll-cluster
 order_launch() {
     ORDER_ALLOC=()
     case $1 in
-        slot) ORDER_LAUNCH=(mpirun.openmpi -n "$2") ORDER_ENV=mpirun ;;
-        node) ORDER_LAUNCH=(mpirun.openmpi --map-by node -n "$2") ORDER_ENV=mpirun ;;
+        slot) ORDER_LAUNCH=(mpirun.openmpi -n "$2") ORDER_ENV=openmpi ;;
+        node) ORDER_LAUNCH=(mpirun.openmpi --map-by node -n "$2") ORDER_ENV=openmpi ;;
         slurm-cyclic)
             # Slurm's round robin over the hosts: the cluster runs Slurm (up --slurm), srun
             # starts the ranks through PMIx, and next-run.sh starts pass 2 with srun too.
@@ -142,9 +142,7 @@ order_launch() {
                 return 1
             fi
             ORDER_LAUNCH=(srun --mpi=pmix --distribution=cyclic -N "$HOSTS" -n "$2" --overcommit)
-            # every core of the hosts, as pass 2's next-run.sh asks: srun's own allocation
-            # with --overcommit would give pass 1 one CPU a host
-            ORDER_ALLOC=(salloc -N "$HOSTS" -n "$((HOSTS * $(getconf _NPROCESSORS_ONLN)))")
+            ORDER_ALLOC=("${SLURM_ALLOC[@]}")
             ORDER_ENV=srun ;;
         *) ORDER_WHY="unknown order '$1' (slot, node, slurm-cyclic)"; return 1 ;;
     esac
@@ -167,8 +165,11 @@ env_opts() {
 run_cluster() {
     local rates=${APPS_RATES:-1gbit 100mbit} orders=${APPS_ORDERS:-slot node}
     HOSTS=${APPS_HOSTS:-2}
-    # Under Slurm, mpirun needs an allocation of its own: Slurm's order runs alone.
+    # Under Slurm, mpirun.openmpi needs an allocation of its own: Slurm's order runs alone.
+    # Jobs get every core of the hosts, as pass 2's next-run.sh asks: srun's or salloc's own
+    # allocation with --overcommit would give a job one CPU a host.
     SLURM_UP=""
+    SLURM_ALLOC=(salloc -N "$HOSTS" -n "$((HOSTS * $(getconf _NPROCESSORS_ONLN)))")
     if [[ " $orders " == *" slurm-cyclic "* ]]; then
         [ "$(echo $orders)" = slurm-cyclic ] ||
             die "APPS_ORDERS: slurm-cyclic runs alone (the cluster then runs Slurm)"
@@ -198,7 +199,7 @@ run_cluster() {
         mkdir -p "$(dirname "$perf")"
         progress "measuring the levels (hiercoll commperf)"
         local alloc=()
-        [ -n "$SLURM_UP" ] && alloc=(salloc -N "$HOSTS" -n 4 --overcommit)
+        [ -n "$SLURM_UP" ] && alloc=("${SLURM_ALLOC[@]}")
         logged "$OUT/logs/commperf-$rate.log" "${ON[@]}" "${alloc[@]}" env MPIEXEC=mpirun.openmpi \
             OMPI_MCA_rmaps_base_mapping_policy=node "$HC" commperf --np 4 --iters 50 --out "$perf"
         if grep -q '^level network' "$perf" 2>/dev/null; then
