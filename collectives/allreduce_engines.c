@@ -36,13 +36,15 @@ static int staged_can(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc
  * otherwise reduce-scatter and allgather through the segment. */
 /* Says, once per communicator and engine, at which size the node dimension first ran
  * through the segment or by single copy (verbose 2). */
-static void announce_node_dimension(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n,
-                                    int single)
+static void announce_node_dimension(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p,
+                                    const hc_red *r, int64_t n, int single)
 {
     if (st->announced & (2 << single) || c->rank != 0)
         return;
-    hc_info(2, "allreduce node dimension, first at %lld bytes: %s", (long long)n * r->extent,
-            single ? "single copy (process_vm_readv/writev)" : "staged through the segment");
+    hc_info(2, "allreduce node dimension, first at %lld bytes: %s%s", (long long)n * r->extent,
+            single ? "single copy (process_vm_readv/writev)" : "staged through the segment",
+            single && hc_ar_cma_pairs(p) ? ", crossing to the other node in segments under it"
+                                         : "");
     st->announced |= 2 << single;
 }
 
@@ -51,7 +53,7 @@ static int staged_run(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc
 {
     if (p->lat.d == 1 && n <= hc_ar_shm_small_max(c, st, r))
         return hc_ar_shm_small(c, st, r, sb, rb, n);
-    announce_node_dimension(c, st, r, n, 0);
+    announce_node_dimension(c, st, p, r, n, 0);
     return hc_ar_shm_ring(c, st, p, r, sb, rb, n);
 }
 
@@ -63,7 +65,7 @@ static int cma_can(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_re
 static int cma_run(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_red *r,
                    const void *sb, void *rb, int64_t n)
 {
-    announce_node_dimension(c, st, r, n, 1);
+    announce_node_dimension(c, st, p, r, n, 1);
     return hc_ar_cma_ring(c, st, p, r, sb, rb, n);
 }
 

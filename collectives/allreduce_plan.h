@@ -19,6 +19,7 @@ typedef struct hc_ar_plan {
     int coords[HC_RING_MAXD]; /* this rank's place in it */
     const char *lat_how;      /* why that lattice (verbose) */
     size_t packet;            /* bytes per pipeline packet of the ring */
+    size_t pair_seg;          /* two nodes, single copy: segment of the exchange (0: ring) */
     hc_learn_entry *learn;    /* the learner's entry that chose it, or NULL */
     int cand;
     int measure;              /* HC_LEARN_SAMPLE: time this call (every rank alike) */
@@ -94,8 +95,15 @@ int hc_ar_shm_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_re
 
 /* Same contract as hc_ar_shm_ring, with no staging copies: each rank pulls its slice of the
  * peers' inputs with process_vm_readv, reduces it into its own result and pushes the result
- * into the peers' receive buffers with process_vm_writev. Requires st->cma_ok. */
+ * into the peers' receive buffers with process_vm_writev. Requires st->cma_ok. On a lattice
+ * of two nodes with p->pair_seg set, each slice crosses to the other node in segments while
+ * the node reduces the next, instead of going round the ring after the whole node stage. */
 int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_red *r,
                    const void *sendbuf, void *recvbuf, int64_t count);
+/* Whether hc_ar_cma_ring crosses between two nodes in segments (the same on every rank). */
+static inline int hc_ar_cma_pairs(const hc_ar_plan *p)
+{
+    return p->lat.d == 2 && p->lat.dims[1] == 2 && p->pair_seg > 0;
+}
 
 #endif

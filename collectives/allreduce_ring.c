@@ -7,7 +7,6 @@
 
 #include "allreduce_plan.h"
 #include "hc_util.h"
-#include "hc_wait.h"
 
 /* Receive buffers of the reduce-scatter: while one is reduced, the others fill. */
 #define HC_RING_NBUF 4
@@ -27,28 +26,6 @@ static int64_t packets_of(int64_t n, int64_t pe) { return (n + pe - 1) / pe; }
 static size_t max_packets(const dim_ring *d)
 {
     return (size_t)d->r * (size_t)packets_of(d->len / d->r + 1, d->pe) + 1;
-}
-
-/* MPI_Wait polls without giving the core away; with more ranks than cores the peer that
- * must send is then often descheduled. Test, then back off. */
-static int wait_one(MPI_Request *req)
-{
-    hc_backoff b = HC_BACKOFF_INIT;
-    int done = 0, rc;
-    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-        hc_backoff_wait(&b);
-    return rc;
-}
-
-static int wait_all(int n, MPI_Request *req)
-{
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        int e = wait_one(&req[i]);
-        if (e != MPI_SUCCESS)
-            rc = e;
-    }
-    return rc;
 }
 
 static void send_block(const dim_ring *d, const hc_red *r, const void *base, int blk,
@@ -81,7 +58,7 @@ static int reduce_scatter_dim(const dim_ring *d, const hc_red *r, const void *sr
         for (int64_t j = 0; j < np; j++) {
             int b = (int)(j % HC_RING_NBUF);
             int64_t po = boff + j * d->pe, pn = HC_MIN(d->pe, blen - j * d->pe);
-            int e = wait_one(&rreq[b]);
+            int e = hc_ar_wait(&rreq[b]);
             if (e != MPI_SUCCESS)
                 rc = e;
             hc_red_apply(r, hc_red_at(r, dst, po), tmp + b * bufb, hc_red_at(r, src, po), pn);
@@ -94,7 +71,7 @@ static int reduce_scatter_dim(const dim_ring *d, const hc_red *r, const void *sr
                            d->prev, tag, d->comm, &rreq[b]);
         }
     }
-    int e = wait_all(nsend, sreq);
+    int e = hc_ar_waitall(nsend, sreq);
     free(sreq);
     return rc != MPI_SUCCESS ? rc : e;
 }
@@ -124,14 +101,14 @@ static int allgather_dim(const dim_ring *d, const hc_red *r, void *buf, int tag)
         }
     }
     for (int i = 0; i < nrecv; i++) {
-        int e = wait_one(&rreq[i]);
+        int e = hc_ar_wait(&rreq[i]);
         if (e != MPI_SUCCESS)
             rc = e;
         if (roff[2 * i + 1])
             PMPI_Isend(hc_red_at(r, buf, roff[2 * i]), (int)roff[2 * i + 1], r->dt, d->next,
                        tag, d->comm, &sreq[nsend++]);
     }
-    int e = wait_all(nsend, sreq);
+    int e = hc_ar_waitall(nsend, sreq);
     free(sreq), free(rreq), free(roff);
     return rc != MPI_SUCCESS ? rc : e;
 }

@@ -19,6 +19,17 @@
 
 /* Multi-node communicators: below this the vendor's latency-tuned algorithms win. */
 #define HC_AR_RING_MIN_BYTES (64 * 1024)
+/* Several nodes: from this size the node dimension goes by single copy, whatever the one-node
+ * threshold says. Across 2 hosts x 4 ranks at 1 Gbit/s the staged node stage took 1.13x the
+ * vendor's time at 4 MiB where single copy took 0.79 (2026-11-28); below 1 MiB, and on 2
+ * hosts x 2, the two were within 3% (docs/algorithms-allreduce.md, Across hosts). */
+#define HC_AR_NODES_CMA_MIN_BYTES (1024 * 1024)
+/* From this size class on, trials run in blocks of two calls (one to switch, one timed)
+ * instead of HC_LEARN_TRY_BLOCK: such a call takes 0.1 ms on one node and 8 ms across hosts
+ * at 1 Gbit/s, so what a round of trials costs counts, and a program seldom makes the calls
+ * that would repay it (the bench makes 16 at 4 MiB and more). Half the calls per round
+ * halve that cost. */
+#define HC_AR_SHORT_BLOCKS_FROM (1024 * 1024)
 /* The ring's pipeline packet, measured on the development machine
  * (docs/algorithms-allreduce.md). */
 #define HC_RING_PACKET_DEFAULT (128 * 1024)
@@ -98,6 +109,8 @@ static int plan_for(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n, int
     long long packet = v.set >> HC_ALLREDUCE_P_PACKET & 1 ? v.v[HC_ALLREDUCE_P_PACKET]
                                                           : hc_cfg.ring_packet.i;
     p->packet = packet > 0 ? (size_t)packet : HC_RING_PACKET_DEFAULT;
+    p->pair_seg = (size_t)(v.set >> HC_ALLREDUCE_P_PAIR_SEG & 1 ? v.v[HC_ALLREDUCE_P_PAIR_SEG]
+                                                               : hc_cfg.allreduce_pair_seg.i);
     return hc_allreduce_engines[hc_allreduce_engine_of[algo]].can(c, st, p, r, n);
 }
 
@@ -121,7 +134,8 @@ static int fallback_of(int algo)
  * rounds, more bytes; which wins depends on the link, unknown at call time, so it hands over
  * where the vendor does (HC_VENDOR_AR_DOUBLING_BELOW): on 4 hosts x 1 rank a switch 4 KiB away
  * from the vendor's lost 1.3-1.45x (docs/algorithms-allreduce.md, Across hosts). Larger
- * vectors: the ring on the machine's lattice, one ring when nodes are uneven. */
+ * vectors: the ring on the machine's lattice, one ring when nodes are uneven; from
+ * HC_AR_NODES_CMA_MIN_BYTES its node dimension by single copy where the ranks may. */
 static int builtin_choice(const hc_comm *c, long long bytes)
 {
     int algo;
@@ -132,7 +146,10 @@ static int builtin_choice(const hc_comm *c, long long bytes)
                                                                        : HC_ALLREDUCE_SHM;
     else
         algo = c->nodes_regular ? HC_ALLREDUCE_SHM : HC_ALLREDUCE_RING1D;
-    if (algo == HC_ALLREDUCE_SHM && bytes >= hc_cfg.allreduce_cma_threshold.i)
+    long long cma_from = c->num_nodes == 1 ? hc_cfg.allreduce_cma_threshold.i
+                                           : HC_MIN(hc_cfg.allreduce_cma_threshold.i,
+                                                    (long long)HC_AR_NODES_CMA_MIN_BYTES);
+    if (algo == HC_ALLREDUCE_SHM && bytes >= cma_from)
         algo = HC_ALLREDUCE_SHM_CMA;
     return algo;
 }
@@ -232,6 +249,8 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         int cand[HC_LEARN_MAXCAND];
         int n = candidates(c, st, r, k.sclass, start, cand);
         hc_learn_init(e, k, cand, n, 0, origin, 0);
+        if (((uint64_t)1 << k.sclass) >= HC_AR_SHORT_BLOCKS_FROM)
+            e->block = 2;
         if (origin == HC_ORIGIN_SAVED) {
             announce_choice(c, e, "learned in an earlier run (tuning file)");
             e->announced = 1;

@@ -6,6 +6,7 @@
 #include "allreduce_state.h"
 #include "hc_algos.h"
 #include "hc_mpi.h"
+#include "hc_wait.h"
 #include "learn_save.h"
 
 void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int64_t n)
@@ -19,6 +20,28 @@ void hc_red_apply(const hc_red *r, void *out, const void *a, const void *b, int6
     if (out != b)
         memcpy(out, b, hc_red_span(r, n));
     hc_reduce_local(a, out, (MPI_Count)n, r->dt, r->op);
+}
+
+/* MPI_Wait polls without giving the core away; with more ranks than cores the peer that
+ * must send is then often descheduled. Test, then back off. */
+int hc_ar_wait(MPI_Request *req)
+{
+    hc_backoff b = HC_BACKOFF_INIT;
+    int done = 0, rc;
+    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+        hc_backoff_wait(&b);
+    return rc;
+}
+
+int hc_ar_waitall(int n, MPI_Request *req)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int e = hc_ar_wait(&req[i]);
+        if (e != MPI_SUCCESS)
+            rc = e;
+    }
+    return rc;
 }
 
 int hc_ar_tmp_reserve(hc_ar_state *st, size_t need)

@@ -92,6 +92,11 @@ typedef struct hc_ar_state {
  * when memory is short (allreduce_state.c). */
 hc_ar_state *hc_ar_state_get(hc_comm *c);
 
+/* Completes point-to-point requests without holding the core (hc_wait.h); an MPI error code.
+ * hc_ar_waitall completes all n even after an error, and returns the last error. */
+int hc_ar_wait(MPI_Request *req);
+int hc_ar_waitall(int n, MPI_Request *req);
+
 /* Makes st->tmp at least `need` bytes; 0, or -1 when memory is short. */
 int hc_ar_tmp_reserve(hc_ar_state *st, size_t need);
 /* Unmaps the node's segment and drops the single copy's buffer (the staged engine's setup

@@ -4,7 +4,8 @@
  * - A key runs its starting choice for its first HC_LEARN_WARM_CALLS calls: a site called a
  *   handful of times keeps the static rule, and the first calls (which fault pages in and
  *   create shared segments) are not held against anyone.
- * - A TRY round runs every candidate in blocks of TRY_BLOCK calls, TRY_PASSES times round, the
+ * - A TRY round runs every candidate in blocks of e->block calls (HC_LEARN_TRY_BLOCK, or 2
+ *   where the caller knows its calls are long), TRY_PASSES times round, the
  *   first block of each round going to the next candidate in turn: the machine's drift (2x
  *   within minutes here) then falls on all of them. The first call of a block is not timed:
  *   it pays for the switch from another algorithm (cold lines, a path's first use: MPICH's
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY_BLOCK 4
 #define TRY_PASSES 2
 #define KEEP_MARGIN 0.03
 #define CHECK_MARGIN 0.10
@@ -60,6 +60,7 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
     e->current = start >= 0 && start < e->ncand ? start : 0;
     e->origin = origin;
     e->local = local;
+    e->block = HC_LEARN_TRY_BLOCK;
     e->check_gap = FIRST_CHECK;
     e->phase = HC_LEARN_WARM;
     e->ahead = -1;
@@ -76,7 +77,7 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
 {
     e->phase = e->round_kind = phase;
     e->round_start = first;
-    e->round_len = e->ncand * TRY_BLOCK * passes_of(phase);
+    e->round_len = e->ncand * e->block * passes_of(phase);
     e->round_first = (e->round_first + 1) % e->ncand;
     memset(e->dropped, 0, sizeof e->dropped);
     memset(e->nsample, 0, sizeof e->nsample);
@@ -122,11 +123,12 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
         e->phase = HC_LEARN_WAIT;
         return e->current;
     }
-    int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
+    uint64_t block = (uint64_t)e->block;
+    int i = (int)((p / block + (uint64_t)e->round_first) % (uint64_t)e->ncand);
     if (e->dropped[i])
         return e->current;
     /* The block's first call warms the path: only its end is stamped. */
-    *measure = p % TRY_BLOCK != 0 ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
+    *measure = p % block != 0 ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
     return i;
 }
 
@@ -137,8 +139,9 @@ int hc_learn_block_left(const hc_learn_entry *e)
     uint64_t p = e->calls - 1 - e->round_start;
     if (p >= (uint64_t)e->round_len)
         return 0;
-    int i = (int)((p / TRY_BLOCK + (uint64_t)e->round_first) % (uint64_t)e->ncand);
-    return e->dropped[i] ? 0 : TRY_BLOCK - 1 - (int)(p % TRY_BLOCK);
+    uint64_t block = (uint64_t)e->block;
+    int i = (int)((p / block + (uint64_t)e->round_first) % (uint64_t)e->ncand);
+    return e->dropped[i] ? 0 : (int)(block - 1 - p % block);
 }
 
 static double median_of(const float *s, int n)
@@ -207,7 +210,7 @@ int hc_learn_round_over(const hc_learn_entry *e)
     if (!e->local)
         return 1;
     /* Deciding alone, samples come back late: wait for them, a few calls at most. */
-    int expect = (TRY_BLOCK - 1) * passes_of(e->round_kind);
+    int expect = (e->block - 1) * passes_of(e->round_kind);
     int complete = 1;
     for (int i = 0; i < e->ncand; i++)
         complete &= e->dropped[i] || e->nsample[i] >= (expect > 1 ? expect - 1 : expect);

@@ -51,6 +51,9 @@ typedef struct hc_learn_entry {
     int phase;
     int local;                  /* decided by this rank alone: may drop a hopeless candidate
                                    in the middle of a round */
+    int block;                  /* calls per candidate's block in a round (the first one
+                                   untimed): HC_LEARN_TRY_BLOCK, or down to 2 where calls are
+                                   long (set after hc_learn_init, before the first round) */
     uint64_t calls;             /* calls at this key */
     uint64_t round_start;       /* calls when the current round began */
     int round_kind;             /* HC_LEARN_TRY or HC_LEARN_CHECK: the round under way */
@@ -77,8 +80,9 @@ typedef struct hc_learn_entry {
     int announced;              /* the verbose line for the current choice was printed */
 } hc_learn_entry;
 
-/* Calls before the first trial, trial block length and rounds (learn.c says why). */
+/* Calls before the first trial, and a trial block's calls (learn.c says why). */
 #define HC_LEARN_WARM_CALLS 8
+#define HC_LEARN_TRY_BLOCK 4
 
 /* A key's entry starts with the candidates (cand[start] is the starting choice, from `origin`).
  * A saved choice (HC_ORIGIN_SAVED) starts SETTLED; otherwise WARM. */

@@ -9,6 +9,8 @@
 #  4. An MPI info key beats the environment, both ways (hiercoll-bench sets hiercoll_bcast).
 #  5. Learning's first round times every candidate, the vendor's broadcast too (its first
 #     calls on a communicator are left untimed, and once no call of the round was timed).
+#  6. Two nodes with the single-copy node stage cross in segments under it; with
+#     HIERCOLL_ALLREDUCE_PAIR_SEG=0, a tuning rule's pair_seg=0, or on four nodes, they do not.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -63,6 +65,19 @@ bench vendor shm
 expect "info key shm over HIERCOLL_BCAST=vendor" "bcast queue:"
 bench shm vendor
 refuse "info key vendor over HIERCOLL_BCAST=shm" "bcast queue:"
+
+pairs="single copy (process_vm_readv/writev), crossing to the other node in segments"
+run 4 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_ALLREDUCE=shm-cma
+expect "two nodes, single copy" "$pairs"
+run 4 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_ALLREDUCE=shm-cma HIERCOLL_ALLREDUCE_PAIR_SEG=0
+expect "two nodes, segments off" "node dimension.*single copy"
+refuse "two nodes, segments off" "$pairs"
+printf 'hiercoll-tuning 2\nallreduce * * * shm-cma:pair_seg=0\n' >"$tmp/tune"
+run 4 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_TUNING="$tmp/tune"
+expect "two nodes, tuning rule pair_seg=0" "node dimension.*single copy"
+refuse "two nodes, tuning rule pair_seg=0" "$pairs"
+run 8 HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_ALLREDUCE=shm-cma
+refuse "four nodes" "$pairs"
 
 mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-algo auto \
     --sizes 8 --iters 100 --pattern fixed-fresh-stream --csv

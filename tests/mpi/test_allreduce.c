@@ -7,7 +7,10 @@
  * sub-communicators (reversed, interleaving the nodes, nodes of different sizes), and one
  * signature laid out differently on different ranks.
  * The CMA threshold lines run the single-copy node engine for every vector beyond the small
- * path (0) or never (1T), on one node and with a ring across virtual nodes.
+ * path (0) or never (1T), on one node and across virtual nodes: two of them exchange slices
+ * in segments (in segments of 100 bytes, no multiple of any element size, and none: the ring
+ * after the node stage), 4 ranks a node among 8 too; across nodes the built-in rule takes it
+ * from 1 MiB, so one line forces the staged node stage there.
  * The 8-rank cases cover the 2x2x2 lattice the cost model picks, and forced 2x2x2 and 2x4.
  * HC_T_AR_LIGHT=1 (used at 6 and 8 ranks, where every call is slow) keeps one type per kind.
  * The forced ring on virtual nodes of 2 at 4 ranks, without light mode, sends every type and
@@ -21,10 +24,14 @@
  * hc-test: np=2 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=1T
  * hc-test: np=2,3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0,HIERCOLL_ALLREDUCE_PAIR_SEG=100
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0,HIERCOLL_ALLREDUCE_PAIR_SEG=0
+ * hc-test: np=8 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=4,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0,HC_T_AR_LIGHT=1
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d
  * hc-test: np=3 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring1d,HIERCOLL_RING_PACKET=100
  * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_ALLREDUCE=ring
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
+ * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=shm
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=4 preload=yes timeout=240 env=HIERCOLL_VIRTUAL_NODE_SIZE=1,HIERCOLL_RING_DIMS=2x2,HIERCOLL_ALLREDUCE=ring,HIERCOLL_RING_PACKET=256
  * hc-test: np=7 preload=yes timeout=300

@@ -130,6 +130,28 @@ HC_TEST(agreed_keys_find_a_change_at_the_next_check)
     HC_CHECK_EQ_INT(s.e.current, 0);
 }
 
+/* Long calls (an agreed key given blocks of two): the first round ends after the warm-up and
+ * two passes of one block per candidate, on the fastest, having run the slower ones half as
+ * many calls as blocks of HC_LEARN_TRY_BLOCK do. */
+HC_TEST(short_blocks_settle_in_half_the_trials)
+{
+    double cost[] = {10, 5, 20, 7};
+    long trials[2];
+    for (int shortb = 0; shortb < 2; shortb++) {
+        sim s;
+        sim_init(&s, 4, HC_ORIGIN_RULE, 0);
+        if (shortb)
+            s.e.block = 2;
+        long round = 4L * s.e.block * 2;
+        run(&s, cost, HC_LEARN_WARM_CALLS + round + 1);
+        HC_CHECK_EQ_INT(s.e.phase, HC_LEARN_SETTLED);
+        HC_CHECK_EQ_INT(s.e.current, 1);
+        trials[shortb] = s.trials;
+    }
+    /* the warm-up's calls on candidate 0 are trials too: both ran 8 of them */
+    HC_CHECK_EQ_INT(trials[1] - HC_LEARN_WARM_CALLS, (trials[0] - HC_LEARN_WARM_CALLS) / 2);
+}
+
 /* A choice saved by an earlier run starts settled: no trials until its first check. */
 HC_TEST(a_saved_choice_starts_settled)
 {
