@@ -5,7 +5,8 @@
 # consecutive ranks. Shapes and the paths they must take (hiercoll's verbose lines say which
 # ran, and that it found the hosts as its nodes, not one node):
 #   2 hosts x 4  leaders' step; lattice 4x2 (node dimension in shared memory, staged below
-#                256 KiB and single copy from it); point-to-point ring; small vectors
+#                256 KiB and single copy from it, the slices crossing to the other host in
+#                segments under it); point-to-point ring; small vectors
 #   4 hosts x 1  lattice 2x2, every dimension point to point (the broadcast: the vendor's,
 #                since no two ranks share a node)
 #   4 hosts x 2  leaders' step among 4; lattice 2x2x2 (two network dimensions)
@@ -72,7 +73,7 @@ expect_line "leaders' step" "bcast on 8 ranks, 2 node\(s\): the queue in each no
 expect_line "leaders' step, uneven" "bcast on 4 ranks, 2 node\(s\): the queue in each node, leaders' step between nodes"
 expect_line "lattice with a network dimension" "allreduce on 8 ranks: lattice 4x2 \(ranks per node x nodes, cost model\), first dimension through shared memory"
 expect_line "staged node dimension" "allreduce node dimension, first at [0-9]+ bytes: staged through the segment"
-expect_line "single-copy node dimension" "allreduce node dimension, first at [0-9]+ bytes: single copy"
+expect_line "single-copy node dimension, segments across" "allreduce node dimension, first at [0-9]+ bytes: single copy \(process_vm_readv/writev\), crossing to the other node in segments"
 expect_line "point-to-point ring" "allreduce on 8 ranks: lattice 8 \(one ring\), first dimension through point to point"
 expect_line "point-to-point ring, uneven" "allreduce on 4 ranks: lattice 4 \(one ring\), first dimension through point to point"
 expect_line "small vectors" "allreduce on 8 ranks: lattice 4x2 \(small vectors: node, leaders, node\)"
