@@ -24,6 +24,12 @@
 #define HC_AR_PAIR_DEPTH 4
 #define HC_AR_PAIR_TAG 300
 
+/* Elements per single copy: HC_AR_CMA_CHUNK bytes, at least one element. */
+static int64_t chunk_elems(const hc_red *r)
+{
+    return HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
+}
+
 static void push_to_peers(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *src,
                           int64_t off, int64_t n)
 {
@@ -42,7 +48,7 @@ static void node_reduce(hc_comm *c, hc_ar_state *st, const hc_red *r, const void
                         int nbusy)
 {
     hc_ar_flag *f = hc_ar_flags(st);
-    int64_t chunk = HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
+    int64_t chunk = chunk_elems(r);
     if (!st->cma_buf)
         st->cma_buf = hc_must_alloc(HC_AR_CMA_CHUNK, "MPI_Allreduce", "for single copies");
     char *pulled = st->cma_buf;
@@ -144,7 +150,7 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_re
         node_reduce(c, st, r, sendbuf, recvbuf, so, sl, !across, NULL, 0);
         if (across && sl > 0) {
             rc = hc_ring_run(st, r, recvbuf, recvbuf, &p->lat, p->coords, 1, so, sl, p->packet);
-            int64_t chunk = HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
+            int64_t chunk = chunk_elems(r);
             for (int64_t done = 0; done < sl; done += chunk)
                 push_to_peers(c, st, r, hc_red_at(r, recvbuf, so + done), so + done,
                               HC_MIN(chunk, sl - done));
