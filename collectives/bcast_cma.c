@@ -90,12 +90,6 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
             uint64_t published = atomic_load_explicit(&h->cma_seq, memory_order_acquire);
             if (published < g + 1)
                 continue; /* not here yet: serve the others meanwhile */
-            uint64_t room = atomic_load_explicit(&h->cma_len, memory_order_relaxed);
-            if (published == g + 1 && room != m) /* an erroneous program: never write past it */
-                hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
-                         "MPI_Bcast: the root sends %zu bytes, local rank %d receives %llu: "
-                         HC_BCAST_ONE_SIGNATURE,
-                         m, r, (unsigned long long)room);
             uint64_t back_total;
             int64_t k = published == g + 1
                             ? claim_chunk(&h->cma_claim, tag, nchunks, 1, &back_total)
@@ -105,8 +99,15 @@ static void root_side(hc_bstate *st, const char *src, size_t m, size_t total, in
                 idle++;
                 continue;
             }
-            /* A successful claim means this reader is not finished, so cma_dst is still the
-             * address for this call. */
+            /* A successful claim means this reader is not finished (it waits for this push), so
+             * cma_len and cma_dst still describe this call. Read before the claim, the length
+             * could already be the reader's next call's. */
+            uint64_t room = atomic_load_explicit(&h->cma_len, memory_order_relaxed);
+            if (room != m) /* an erroneous program: never write past it */
+                hc_abort(MPI_COMM_WORLD, MPI_ERR_TRUNCATE,
+                         "MPI_Bcast: the root sends %zu bytes, local rank %d receives %llu: "
+                         HC_BCAST_ONE_SIGNATURE,
+                         m, r, (unsigned long long)room);
             size_t off = (size_t)k * chunk, len = HC_MIN(chunk, m - off);
             uint64_t dst = atomic_load_explicit(&h->cma_dst, memory_order_relaxed);
             int64_t dst_heap = atomic_load_explicit(&h->cma_dst_heap, memory_order_relaxed);

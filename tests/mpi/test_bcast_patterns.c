@@ -11,12 +11,18 @@
  *     samples to notice a change: the readers must still get the new bytes;
  *   - messages on both sides of 4 KiB, where the root's copy into the queue changes to
  *     non-temporal stores (collectives/bcast_select.c), carried by datatypes that differ
- *     between root and readers (contiguous, vector with holes, struct).
+ *     between root and readers (contiguous, vector with holes, struct);
+ *   - back to back, a root that changes every call and a length that alternates between two
+ *     values: a reader done with one call may already announce the next call's length while
+ *     the previous root still serves the others (the single copy once took that length for
+ *     its own call's and stopped the job with a false signature error; run at 5 ranks on 2
+ *     cores, as it was seen).
  * hc-test: np=2,3 preload=both timeout=120
  * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=3 preload=yes timeout=120 env=HIERCOLL_BCAST=shm-cma
  * hc-test: np=3 preload=yes timeout=120 env=HIERCOLL_BCAST_DIRECT=on
  * hc-test: np=4 preload=yes timeout=180 env=HIERCOLL_VIRTUAL_NODE_SIZE=2,HIERCOLL_BCAST_DIRECT=on
+ * hc-test: np=5 preload=yes timeout=240 env=HIERCOLL_BCAST=shm-cma
  */
 #include "hc_mpitest.h"
 
@@ -196,6 +202,30 @@ static void mixed_datatypes(void)
         }
 }
 
+/* Calls back to back, root k % size, 179 and 136 bytes in turn (above a cell's inline bytes, so
+ * the single copy carries them when forced), the contents a function of the call: checked
+ * without the vendor, so that nothing slows the calls down between them. */
+static void lengths_alternating(void)
+{
+    enum { CALLS = 20000 };
+    unsigned char buf[179];
+    long bad = -1;
+    for (int k = 0; k < CALLS; k++) {
+        size_t bytes = k & 1 ? 136 : 179;
+        int root = k % hc_t_size;
+        if (hc_t_rank == root)
+            hc_t_fill(buf, bytes, (uint64_t)k);
+        else
+            memset(buf, 0, sizeof buf);
+        MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, tested);
+        unsigned char want[179];
+        hc_t_fill(want, bytes, (uint64_t)k);
+        if (bad < 0 && hc_t_first_diff(buf, want, bytes) >= 0)
+            bad = k;
+    }
+    HC_T_CHECK(bad < 0, "alternating lengths, rotating root: call %ld got other bytes", bad);
+}
+
 int main(int argc, char **argv)
 {
     hc_t_init(&argc, &argv);
@@ -208,6 +238,7 @@ int main(int argc, char **argv)
     reallocated_buffer();
     moving_buffers();
     mixed_datatypes();
+    lengths_alternating();
     MPI_Comm_free(&tested);
     MPI_Comm_free(&ref);
     return hc_t_finish();
