@@ -5,6 +5,20 @@
 "$CLUSTER" check --slurm || exit 77
 # on1 CMD...: runs CMD on the first host, where Slurm's controller runs (timeout 120 s).
 on1() { timeout -k 5 120 "$CLUSTER" exec h1 "$@"; }
+# job_on1 LOG CMD...: on1 CMD, output in LOG. A job that Open MPI's own signal handler
+# reports crashed ("Signal: Segmentation fault", seen once in CI in 4.1's startup under srun
+# with a rank of h2 whose stack held no frame, not reproduced in 45 runs here:
+# docs/limitations.md) runs once more, and the first attempt's lines are shown; any other
+# failure, or a second crash, is the job's result.
+job_on1() {
+    local log=$1
+    shift
+    on1 "$@" >"$log" 2>&1 && return 0
+    grep -q '\] Signal: Segmentation fault' "$log" || return 1
+    echo "note: Open MPI crashed in '$*'; running it once more. The first attempt:"
+    grep -E 'Signal|Failing at|\[ ?[0-9]+\]|srun: error' "$log" | head -12 | sed 's/^/    /'
+    on1 "$@" >"$log" 2>&1
+}
 # newest_job: the rank files' folder of the latest Slurm job in $TMP/out (slurm_probe.c).
 newest_job() { ls -d "$TMP"/out/job-* | sort -t- -k2 -n | tail -1; }
 # ranks_ok DIR N [HOSTS]: the N rank.R files of slurm_probe in DIR all say "ok" (each rank on

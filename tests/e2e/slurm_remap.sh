@@ -30,7 +30,7 @@ cd "$TMP"
 
 # pass 1
 mkdir out
-on1 "$HC" profile --out "$TMP/p" -- "${pass1[@]}" "$P" "$TMP/out" >pass1.log 2>&1 ||
+job_on1 pass1.log "$HC" profile --out "$TMP/p" -- "${pass1[@]}" "$P" "$TMP/out" ||
     { cat pass1.log; fail "pass 1: ${pass1[*]}"; }
 r1=$(newest_job)
 grep -q ' unmapped$' $r1/rank.0 || fail "pass 1 ran under a mapping: $(cat $r1/rank.0)"
@@ -49,7 +49,7 @@ expect_in p/next-run.sh 'tuning.txt'
 grep -Eq -- "-N2|'-w'|cyclic" p/next-run.sh && { cat p/next-run.sh; fail "next-run.sh keeps placement"; }
 
 # pass 2, outside an allocation: srun allocates the mapping's hosts itself
-on1 sh p/next-run.sh >pass2.log 2>&1 || { cat pass2.log; fail "pass 2 (next-run.sh)"; }
+job_on1 pass2.log sh p/next-run.sh || { cat pass2.log; fail "pass 2 (next-run.sh)"; }
 r2=$(newest_job)
 ranks_ok "$r2" "$np" "$hosts"
 diff <(awk '$1 == "rank" { print $4, $6 }' p/mapping.txt) <(cat "$r2"/rank.* | awk '{ print $4, $6 }') ||
@@ -57,13 +57,13 @@ diff <(awk '$1 == "rank" { print $4, $6 }' p/mapping.txt) <(cat "$r2"/rank.* | a
 echo "pass 2 (next-run.sh): $np ranks on their mapped hosts and cores"
 
 # the batch job next-run.sbatch
-on1 sbatch --wait -o "$TMP/batch.out" p/next-run.sbatch >batch.log 2>&1 ||
+job_on1 batch.log sbatch --wait -o "$TMP/batch.out" p/next-run.sbatch ||
     { cat batch.log batch.out; fail "sbatch --wait next-run.sbatch"; }
 ranks_ok "$(newest_job)" "$np" "$hosts"
 echo "next-run.sbatch: $np ranks on their mapped hosts and cores"
 
 # an allocation of other hosts: mapped again onto them, and the ranks go there
-on1 salloc "${other[@]}" sh p/next-run.sh >other.log 2>&1 || { cat other.log; fail "next-run.sh in ${other[*]}"; }
+job_on1 other.log salloc "${other[@]}" sh p/next-run.sh || { cat other.log; fail "next-run.sh in ${other[*]}"; }
 expect_in other.log 'is not in the allocation: mapped again onto the allocation in'
 r=$(newest_job)
 ranks_ok "$r" "$np" "$other_hosts"
@@ -80,10 +80,10 @@ expect_in short.log "^hiercoll map: .*the allocation has [0-9]+ CPUs? for $np ra
 echo "allocation ${short[*]}: $(grep -o 'the allocation has.*' short.log)"
 
 # the family's launcher inside an allocation, both passes (pass 2 makes its own allocation)
-on1 "${in_alloc[@]}" "$HC" profile --out "$TMP/q" -- "${launcher[@]}" "$P" "$TMP/out" >q1.log 2>&1 ||
+job_on1 q1.log "${in_alloc[@]}" "$HC" profile --out "$TMP/q" -- "${launcher[@]}" "$P" "$TMP/out" ||
     { cat q1.log; fail "pass 1: ${in_alloc[*]} ${launcher[*]}"; }
 expect_in q/next-run.sh "^exec '${launcher[0]}'"
 expect_in q/next-run.sh '^\[ -n "\$\{SLURM_JOB_ID:-\}" \] \|\| exec salloc '
-on1 sh q/next-run.sh >q2.log 2>&1 || { cat q/next-run.sh q2.log; fail "pass 2 of ${launcher[0]} in an allocation"; }
+job_on1 q2.log sh q/next-run.sh || { cat q/next-run.sh q2.log; fail "pass 2 of ${launcher[0]} in an allocation"; }
 ranks_ok "$(newest_job)" "$np" "$hosts"
 echo "${launcher[0]} inside salloc: $np ranks on their mapped hosts and cores in pass 2"
