@@ -24,12 +24,13 @@
  * vendor's time at 4 MiB where single copy took 0.79 (2026-11-28); below 1 MiB, and on 2
  * hosts x 2, the two were within 3% (docs/algorithms-allreduce.md, Across hosts). */
 #define HC_AR_NODES_CMA_MIN_BYTES (1024 * 1024)
-/* From this size class on, trials run in blocks of two calls (one to switch, one timed)
- * instead of HC_LEARN_TRY_BLOCK: such a call takes 0.1 ms on one node and 8 ms across hosts
- * at 1 Gbit/s, so what a round of trials costs counts, and a program seldom makes the calls
- * that would repay it (the bench makes 16 at 4 MiB and more). Half the calls per round
- * halve that cost. */
-#define HC_AR_SHORT_BLOCKS_FROM (1024 * 1024)
+/* From this size class on, calls count as long for the learner (hc_learn_long_calls: trials
+ * in blocks of two calls, the first round after twice its calls): such a call takes 0.1 ms
+ * on one node and 8 ms across hosts at 1 Gbit/s, so what a round of trials costs counts, and
+ * a site of a few dozen such calls seldom repays it. Across 2 hosts x 4 ranks, 16 calls of
+ * 4 MiB with a round of trials among them took 1.08-1.12x HAN's time where the static
+ * rule's single copy took 1.01-1.02 (docs/algorithms-allreduce.md, Against every peer). */
+#define HC_AR_LONG_CALLS_FROM (1024 * 1024)
 /* The ring's pipeline packet, measured on the development machine
  * (docs/algorithms-allreduce.md). */
 #define HC_RING_PACKET_DEFAULT (128 * 1024)
@@ -249,8 +250,8 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         int cand[HC_LEARN_MAXCAND];
         int n = candidates(c, st, r, k.sclass, start, cand);
         hc_learn_init(e, k, cand, n, 0, origin, 0);
-        if (((uint64_t)1 << k.sclass) >= HC_AR_SHORT_BLOCKS_FROM)
-            e->block = 2;
+        if (((uint64_t)1 << k.sclass) >= HC_AR_LONG_CALLS_FROM)
+            hc_learn_long_calls(e);
         if (origin == HC_ORIGIN_SAVED) {
             announce_choice(c, e, "learned in an earlier run (tuning file)");
             e->announced = 1;

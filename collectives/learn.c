@@ -3,9 +3,14 @@
  *
  * - A key runs its starting choice for its first HC_LEARN_WARM_CALLS calls: a site called a
  *   handful of times keeps the static rule, and the first calls (which fault pages in and
- *   create shared segments) are not held against anyone.
+ *   create shared segments) are not held against anyone. Where the caller knows its calls
+ *   are long (hc_learn_long_calls), a handful is counted in rounds: the first round waits
+ *   until the key has made twice the calls of a round (32 with four candidates), so a site
+ *   of a few dozen calls of a megabyte and more, whose every trial of a slower path costs
+ *   milliseconds, keeps the static rule, and one that goes on spends at most a third of
+ *   its calls up to the round's end on it.
  * - A TRY round runs every candidate in blocks of e->block calls (HC_LEARN_TRY_BLOCK, or 2
- *   where the caller knows its calls are long), TRY_PASSES times round, the
+ *   where the calls are long), TRY_PASSES times round, the
  *   first block of each round going to the next candidate in turn: the machine's drift (2x
  *   within minutes here) then falls on all of them. The first call of a block is not timed:
  *   it pays for the switch from another algorithm (cold lines, a path's first use: MPICH's
@@ -61,6 +66,7 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
     e->origin = origin;
     e->local = local;
     e->block = HC_LEARN_TRY_BLOCK;
+    e->warm = HC_LEARN_WARM_CALLS;
     e->check_gap = FIRST_CHECK;
     e->phase = HC_LEARN_WARM;
     e->ahead = -1;
@@ -71,6 +77,13 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
 }
 
 static int passes_of(int phase) { return phase == HC_LEARN_TRY ? TRY_PASSES : 1; }
+
+void hc_learn_long_calls(hc_learn_entry *e)
+{
+    e->block = 2;
+    int round = e->ncand * e->block * TRY_PASSES;
+    e->warm = 2 * round > HC_LEARN_WARM_CALLS ? 2 * round : HC_LEARN_WARM_CALLS;
+}
 
 /* A round whose first call is call number `first` (0-based) at this key. */
 static void start_round(hc_learn_entry *e, int phase, uint64_t first)
@@ -96,7 +109,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
         return e->current;
     switch (e->phase) {
     case HC_LEARN_WARM:
-        if (e->calls <= HC_LEARN_WARM_CALLS)
+        if (e->calls <= (uint64_t)e->warm)
             return e->current;
         start_round(e, HC_LEARN_TRY, e->calls - 1);
         break;

@@ -52,8 +52,9 @@ typedef struct hc_learn_entry {
     int local;                  /* decided by this rank alone: may drop a hopeless candidate
                                    in the middle of a round */
     int block;                  /* calls per candidate's block in a round (the first one
-                                   untimed): HC_LEARN_TRY_BLOCK, or down to 2 where calls are
-                                   long (set after hc_learn_init, before the first round) */
+                                   untimed): HC_LEARN_TRY_BLOCK, or 2 where calls are long */
+    int warm;                   /* calls of the starting choice before the first round:
+                                   HC_LEARN_WARM_CALLS, or more where calls are long */
     uint64_t calls;             /* calls at this key */
     uint64_t round_start;       /* calls when the current round began */
     int round_kind;             /* HC_LEARN_TRY or HC_LEARN_CHECK: the round under way */
@@ -83,6 +84,12 @@ typedef struct hc_learn_entry {
 /* Calls before the first trial, and a trial block's calls (learn.c says why). */
 #define HC_LEARN_WARM_CALLS 8
 #define HC_LEARN_TRY_BLOCK 4
+
+/* Where calls are long (the collective says which: the allreduce from 1 MiB), trials cost
+ * real time: blocks of two calls (one to switch, one timed), and the first round only once
+ * the key has made twice the calls a round takes. Called after hc_learn_init, before the
+ * key's first call. */
+void hc_learn_long_calls(hc_learn_entry *e);
 
 /* A key's entry starts with the candidates (cand[start] is the starting choice, from `origin`).
  * A saved choice (HC_ORIGIN_SAVED) starts SETTLED; otherwise WARM. */
