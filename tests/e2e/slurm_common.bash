@@ -6,10 +6,10 @@
 # on1 CMD...: runs CMD on the first host, where Slurm's controller runs (timeout 120 s).
 on1() { timeout -k 5 120 "$CLUSTER" exec h1 "$@"; }
 # job_on1 LOG CMD...: on1 CMD, output in LOG. A job that Open MPI's own signal handler
-# reports crashed ("Signal: Segmentation fault", seen once in CI in 4.1's startup under srun
-# with a rank of h2 whose stack held no frame, not reproduced in 45 runs here:
-# docs/limitations.md) runs once more, and the first attempt's lines are shown; any other
-# failure, or a second crash, is the job's result.
+# reports crashed ("Signal: Segmentation fault": seen once in CI, after its TCP transport
+# failed to connect, as in docs/cluster.md's probe without hiercoll; not reproduced in 45
+# runs here: docs/limitations.md) runs once more, and the first attempt's lines are shown;
+# any other failure, or a second crash, is the job's result.
 job_on1() {
     local log=$1
     shift
