@@ -24,10 +24,10 @@
 #define HC_AR_PAIR_DEPTH 4
 #define HC_AR_PAIR_TAG 300
 
-/* Elements per single copy: HC_AR_CMA_CHUNK bytes, at least one element. */
-static int64_t chunk_elems(const hc_red *r)
+/* Elements in `bytes` (a single copy's chunk, a pair segment), at least one element. */
+static int64_t elems_in(const hc_red *r, size_t bytes)
 {
-    return HC_MAX((int64_t)1, (int64_t)(HC_AR_CMA_CHUNK / (size_t)r->extent));
+    return HC_MAX((int64_t)1, (int64_t)(bytes / (size_t)r->extent));
 }
 
 static void push_to_peers(hc_comm *c, hc_ar_state *st, const hc_red *r, const void *src,
@@ -48,7 +48,7 @@ static void node_reduce(hc_comm *c, hc_ar_state *st, const hc_red *r, const void
                         int nbusy)
 {
     hc_ar_flag *f = hc_ar_flags(st);
-    int64_t chunk = chunk_elems(r);
+    int64_t chunk = elems_in(r, HC_AR_CMA_CHUNK);
     if (!st->cma_buf)
         st->cma_buf = hc_must_alloc(HC_AR_CMA_CHUNK, "MPI_Allreduce", "for single copies");
     char *pulled = st->cma_buf;
@@ -102,7 +102,7 @@ static int cross_pair(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc
                       const void *sendbuf, void *recvbuf, int64_t so, int64_t sl)
 {
     int partner = hc_lattice_shift(&p->lat, p->coords, 1, 1), low = p->coords[1] == 0;
-    int64_t se = HC_MAX((int64_t)1, (int64_t)(p->pair_seg / (size_t)r->extent));
+    int64_t se = elems_in(r, p->pair_seg);
     se = HC_MIN(se, (int64_t)(INT_MAX / 2));
     size_t segb = (size_t)se * (size_t)r->extent;
     if (hc_ar_tmp_reserve(st, HC_AR_PAIR_DEPTH * segb) != 0)
@@ -150,7 +150,7 @@ int hc_ar_cma_ring(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_re
         node_reduce(c, st, r, sendbuf, recvbuf, so, sl, !across, NULL, 0);
         if (across && sl > 0) {
             rc = hc_ring_run(st, r, recvbuf, recvbuf, &p->lat, p->coords, 1, so, sl, p->packet);
-            int64_t chunk = chunk_elems(r);
+            int64_t chunk = elems_in(r, HC_AR_CMA_CHUNK);
             for (int64_t done = 0; done < sl; done += chunk)
                 push_to_peers(c, st, r, hc_red_at(r, recvbuf, so + done), so + done,
                               HC_MIN(chunk, sl - done));
