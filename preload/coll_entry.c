@@ -40,8 +40,10 @@ static inline int bcast_entry(void *buf, MPI_Count count, MPI_Datatype dt, int r
     int rc = c ? hc_bcast(buf, count, dt, root, c, site) : HC_FALLBACK;
     if (rc == HC_FALLBACK)
         rc = vendor_bcast(buf, count, dt, root, comm, large);
-    if (hc_prof_on)
+    if (hc_prof_on) {
+        hc_prof_returned();
         hc_prof_bcast(t0, count, dt, root, comm);
+    }
     return rc;
 }
 
@@ -54,8 +56,10 @@ static inline int allreduce_entry(const void *sendbuf, void *recvbuf, MPI_Count 
     int rc = c ? hc_allreduce(sendbuf, recvbuf, count, dt, op, c, site) : HC_FALLBACK;
     if (rc == HC_FALLBACK)
         rc = vendor_allreduce(sendbuf, recvbuf, count, dt, op, comm, large);
-    if (hc_prof_on)
+    if (hc_prof_on) {
+        hc_prof_returned();
         hc_prof_allreduce(t0, count, dt, comm);
+    }
     return rc;
 }
 

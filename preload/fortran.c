@@ -132,6 +132,7 @@ static void *hc_f_vendor(const char *name)
         }                                                                                    \
         uint64_t t0 = hc_prof_ticks();                                                       \
         vendor args;                                                                         \
+        hc_prof_returned();                                                                  \
         __VA_ARGS__;                                                                         \
     }
 #define HC_F_PASS(kind, lower, UPPER, params, args, ...)                                    \

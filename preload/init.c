@@ -10,6 +10,7 @@
 #include "hc_preload.h"
 #include "hc_shm.h"
 #include "hc_tuning.h"
+#include "hc_util.h"
 #include "hc_wait.h"
 #include "learn_save.h"
 
@@ -100,8 +101,9 @@ void hc_finalize_before_vendor(void)
     if (hc_active) {
         /* Contexts first: freeing their states keeps what was learned on them. */
         hc_comm_module_finalize();
+        uint64_t began = hc_now_ns(); /* the profiler's finalize, its own time */
         char *learned = learned_file();
-        hc_prof_finalize(learned);
+        hc_prof_finalize(learned, began);
         free(learned);
         hc_wait_progress = NULL;
         hc_active = 0;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hc_config.h"
 #include "hc_log.h"
@@ -14,6 +16,8 @@ int hc_prof_on;
 int hc_prof_depth;
 hc_prof_thread *hc_prof_threads;
 __thread hc_prof_thread *hc_prof_self __attribute__((tls_model("initial-exec")));
+__thread unsigned hc_prof_cost_countdown __attribute__((tls_model("initial-exec"))) = 1;
+__thread uint64_t hc_prof_cost_from __attribute__((tls_model("initial-exec")));
 
 const char *const hc_prof_fn_name[HC_PF_COUNT] = {
 #define HC_PROF_NAME(name) "MPI_" #name,
@@ -24,6 +28,34 @@ const char *const hc_prof_fn_name[HC_PF_COUNT] = {
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t calib_tick0, calib_ns0;
 static double ns_per_tick = 1.0;
+/* When recording began; what hc_prof_init took; how old the process was then. */
+static uint64_t started_ns, init_ns, age_at_start_ns;
+
+/* Nanoseconds since this process started (Linux: its start time in /proc/self/stat, in clock
+ * ticks since boot; 0 where that cannot be read). */
+static uint64_t process_age_ns(void)
+{
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command's name may hold spaces and parentheses */
+    unsigned long long start = 0;
+    /* after the name: state (field 3) ... starttime (field 22) */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                            "%*d %*d %*d %*d %llu", &start) != 1)
+        return 0;
+    struct timespec boot;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+        return 0;
+    uint64_t now = (uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec,
+             began = (uint64_t)(start / (unsigned long long)hz) * 1000000000ull +
+                     (uint64_t)(start % (unsigned long long)hz) * (1000000000ull / (uint64_t)hz);
+    return now > began ? now - began : 0;
+}
 
 /* Thread state is never freed before finalize: a thread that exits keeps its counts. */
 hc_prof_thread *hc_prof_thread_new(void)
@@ -96,16 +128,55 @@ void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t by
     t->edges[s].msgs[kind]++;
 }
 
+/* The end of a sampled call's recording (hc_prof_returned marked its start). */
+static void cost_sample_end(hc_prof_thread *t)
+{
+    uint64_t from = hc_prof_cost_from, now = hc_now_ns();
+    int first = t && !t->first_done;
+    hc_prof_cost_from = 0;
+    hc_prof_cost_countdown = first ? HC_PROF_COST_FIRST_SAMPLE - 1 : HC_PROF_COST_EVERY;
+    if (!t)
+        return;
+    t->first_done = 1;
+    if (first) /* counted whatever it took: once a thread, and it may really be long */
+        t->first_ns = now > from ? now - from : 1;
+    else if (now >= from && now - from <= HC_PROF_COST_DESCHEDULED_NS)
+        t->cost_ns += now - from, t->cost_samples++;
+}
+
 void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes)
 {
     uint64_t dt = hc_prof_ticks() - t0;
-    if (!t)
-        return;
-    t->fn[fn].calls++;
-    t->fn[fn].bytes += bytes;
-    t->fn[fn].ticks += dt;
-    if (hc_prof_depth)
-        hc_prof_site_record(t, fn, bytes, dt);
+    if (t) {
+        t->fn[fn].calls++;
+        t->fn[fn].bytes += bytes;
+        t->fn[fn].ticks += dt;
+        if (hc_prof_depth)
+            hc_prof_site_record(t, fn, bytes, dt);
+    }
+    if (HC_UNLIKELY(hc_prof_cost_from))
+        cost_sample_end(t);
+}
+
+void hc_prof_own_time(uint64_t calls, uint64_t until_ns, uint64_t *run_ns, uint64_t *record_ns,
+                      uint64_t *per_call_ns)
+{
+    uint64_t ns = 0, samples = 0, first = 0, firsts = 0;
+    for (hc_prof_thread *t = hc_prof_threads; t; t = t->next) {
+        ns += t->cost_ns;
+        samples += t->cost_samples;
+        first += t->first_ns;
+        firsts += t->first_done;
+    }
+    /* A rank whose threads made fewer calls than the first sample: their first calls stand
+     * for every call (on the high side). */
+    double per_call = samples  ? (double)ns / (double)samples
+                      : firsts ? (double)first / (double)firsts
+                               : 0;
+    *run_ns = age_at_start_ns + (until_ns > started_ns ? until_ns - started_ns : 0);
+    *per_call_ns = (uint64_t)(per_call + 0.5);
+    *record_ns = init_ns + first +
+                 (uint64_t)(per_call * (double)(calls > firsts ? calls - firsts : 0));
 }
 
 uint64_t hc_prof_bytes_slow(MPI_Count count, MPI_Datatype dt)
@@ -152,6 +223,7 @@ void hc_prof_init(void)
     const char *dir = hc_cfg.profile.s;
     if (!dir || !dir[0])
         return;
+    uint64_t t0 = hc_now_ns();
     calib_tick0 = hc_prof_ticks();
     calib_ns0 = hc_now_ns();
     hc_prof_depth = (int)hc_cfg.callsites.i;
@@ -160,6 +232,9 @@ void hc_prof_init(void)
     if (hc_prof_depth)
         hc_prof_site_init();
     hc_prof_thread_get();
+    started_ns = hc_now_ns();
+    init_ns = started_ns - t0;
+    age_at_start_ns = process_age_ns();
     hc_prof_on = 1;
 }
 

@@ -71,6 +71,10 @@ typedef struct hc_prof_thread {
     size_t site_cap, site_count;
     int oom;                     /* a table could not grow: the profile is incomplete */
     struct { uint64_t calls, bytes, ticks; } fn[HC_PF_COUNT];
+    /* The recording of the sampled calls (hc_prof_returned); the thread's first call apart:
+     * it sets up the thread's tables and the unwinder once, and is not a typical call. */
+    uint64_t cost_ns, cost_samples, first_ns;
+    int first_done;
     struct hc_prof_thread *next;
 } hc_prof_thread;
 
@@ -97,7 +101,35 @@ static inline uint64_t hc_prof_ticks(void)
 #endif
 }
 double hc_prof_ns_per_tick(void);
+/* This rank's time from its process's start to until_ns (*run_ns), the profiler's own
+ * time in it (*record_ns: hc_prof_init's, each thread's first call's, and the other calls
+ * times the mean of the sampled calls' recording, or of the first calls' where no thread
+ * reached a sampled call) and that mean (*per_call_ns). After
+ * hc_prof_calibrate. */
+void hc_prof_own_time(uint64_t calls, uint64_t until_ns, uint64_t *run_ns, uint64_t *record_ns,
+                      uint64_t *per_call_ns);
 void hc_prof_calibrate(void); /* at finalize, before converting ticks */
+
+/* The profiler's own time (docs/formats-profile.md, "Overhead"): a thread's 64th call and
+ * then every HC_PROF_COST_EVERY-th have their recording timed, from hc_prof_returned to the
+ * end of hc_prof_call_end; finalize multiplies the mean by the calls. The first call, which
+ * sets up the thread's tables, is timed and counted apart; the next ones are still cold
+ * (the unwinder's first walks of each path) and would weigh on a mean of few samples. Timing every call would double the clock
+ * reads the profiler costs. A sample above HC_PROF_COST_DESCHEDULED_NS is a rank that lost
+ * its core meanwhile (common with more ranks than cores; recording takes nanoseconds) and
+ * is left out: the thread's CPU clock would tell exactly, but a system call a sample costs
+ * more than the recording. */
+#define HC_PROF_COST_EVERY 256
+#define HC_PROF_COST_FIRST_SAMPLE 64
+#define HC_PROF_COST_DESCHEDULED_NS 100000
+extern __thread unsigned hc_prof_cost_countdown __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t hc_prof_cost_from __attribute__((tls_model("initial-exec")));
+/* Called by a wrapper right after the vendor's call returned, before it records. */
+static inline void hc_prof_returned(void)
+{
+    if (HC_UNLIKELY(--hc_prof_cost_countdown == 0))
+        hc_prof_cost_from = hc_now_ns();
+}
 
 /* Adds bytes (and one message when bytes > 0 or count_empty) to edge src -> dst. */
 void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t bytes,
@@ -113,6 +145,7 @@ void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes);
             return call;                                                         \
         uint64_t t0_ = hc_prof_ticks();                                          \
         int rc_ = call;                                                          \
+        hc_prof_returned();                                                      \
         __VA_ARGS__;                                                             \
         return rc_;                                                              \
     } while (0)
@@ -169,6 +202,9 @@ typedef struct hc_prof_rank {
     int incomplete; /* a table of this rank could not grow: counts are lower bounds */
     int pad;
     uint64_t mpi_ns, calls;
+    uint64_t run_ns;    /* from the process's start to the start of the profiler's finalize */
+    uint64_t record_ns; /* the profiler's own time in that span: calls x the sampled mean */
+    uint64_t record_per_call_ns;
 } hc_prof_rank;
 typedef struct hc_prof_data {
     int nranks;
@@ -180,14 +216,20 @@ typedef struct hc_prof_data {
     hc_host_topo *hosts; /* each host's cores, from its node leader (the real host's name) */
     int nhosts;
     const char *learned; /* the tuning file of what the run learned (tuning.txt), or NULL */
+    uint64_t finalize_t0_ns; /* rank 0's clock (hc_now_ns) when the profiler's finalize began */
 } hc_prof_data;
 /* Writes the profile directory; 0, or -1 after one warning. */
 int hc_prof_write(const char *dir, const hc_prof_data *d);
-/* fopen of dir/name for writing; hc_prof_close is 0 only if every byte reached the file. */
+/* fopen of dir/name for writing (or in another fopen mode); hc_prof_close is 0 only if every
+ * byte reached the file. */
 FILE *hc_prof_open(const char *dir, const char *name);
+FILE *hc_prof_open_mode(const char *dir, const char *name, const char *mode);
 int hc_prof_close(FILE *f);
 /* callsites.csv, callsites.txt, functions.csv, summary.txt into dir (prof_report.c); 0 or -1. */
 int hc_prof_write_report(const char *dir, const hc_prof_data *d);
+/* Appends the profiler's own time to dir/summary.txt, once everything else is written (the
+ * mapping included); 0 or -1. */
+int hc_prof_write_cost(const char *dir, const hc_prof_data *d);
 /* After the profile files: the recommended mapping for the machine the job ran on, written
  * with the launcher files and next-run.sh into dir (map_finalize.c). 0, or -1 after one
  * warning. */

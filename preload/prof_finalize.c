@@ -99,7 +99,7 @@ static hc_host_topo *unpack_hosts(const char *p, long long n, int *nhosts)
     return hosts;
 }
 
-static void fill_rank(hc_prof_rank *r, double npt, int incomplete)
+static void fill_rank(hc_prof_rank *r, double npt, int incomplete, uint64_t began_ns)
 {
     const hc_host_info *me = hc_host_info_get();
     memset(r, 0, sizeof *r);
@@ -117,6 +117,7 @@ static void fill_rank(hc_prof_rank *r, double npt, int incomplete)
             ticks += t->fn[f].ticks;
         }
     r->mpi_ns = (uint64_t)((double)ticks * npt);
+    hc_prof_own_time(r->calls, began_ns, &r->run_ns, &r->record_ns, &r->record_per_call_ns);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -161,7 +162,7 @@ static void free_threads(void)
     hc_prof_self = NULL;
 }
 
-void hc_prof_finalize(const char *learned)
+void hc_prof_finalize(const char *learned, uint64_t began_ns)
 {
     if (!hc_prof_on)
         return;
@@ -184,7 +185,7 @@ void hc_prof_finalize(const char *learned)
     int topo_len;
     void *topo = host_record(local_rank == 0, &topo_len);
     hc_prof_rank me;
-    fill_rank(&me, npt, incomplete | text.oom);
+    fill_rank(&me, npt, incomplete | text.oom, began_ns);
     /* Beyond what an int count can carry, send nothing rather than fail the gather. */
     if (text.oom || text.len > INT_MAX / 2) {
         text.len = 0;
@@ -262,7 +263,8 @@ void hc_prof_finalize(const char *learned)
                           .ranks = ranks,
                           .text = all_text,
                           .text_len = (size_t)total_text,
-                          .learned = learned};
+                          .learned = learned,
+                          .finalize_t0_ns = began_ns};
         d.hosts = unpack_hosts(all_topo, total_topo, &d.nhosts);
         hc_prof_write(hc_cfg.profile.s, &d);
         for (int h = 0; h < d.nhosts; h++)

@@ -187,6 +187,7 @@ static uint64_t persist_start(hc_prof_thread *t, MPI_Request r)
             return PMPI_##Name##Suffix(buf, count, dt, dest, tag, comm, req);              \
         uint64_t t0 = hc_prof_ticks();                                                     \
         int rc = PMPI_##Name##Suffix(buf, count, dt, dest, tag, comm, req);                \
+        hc_prof_returned();                                                                \
         if (rc == MPI_SUCCESS)                                                             \
             persist_add(*req, (MPI_Count)count, dt, dest, comm);                           \
         hc_prof_call_end(hc_prof_thread_get(), HC_PF_##Name, t0, 0);                       \
@@ -210,6 +211,7 @@ HC_EXPORT int MPI_Start(MPI_Request *req)
     uint64_t t0 = hc_prof_ticks();
     MPI_Request r = *req;
     int rc = PMPI_Start(req);
+    hc_prof_returned();
     hc_prof_thread *t = hc_prof_thread_get();
     hc_prof_call_end(t, HC_PF_Start, t0, rc == MPI_SUCCESS ? persist_start(t, r) : 0);
     return rc;
@@ -221,6 +223,7 @@ HC_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
         return PMPI_Startall(n, reqs);
     uint64_t t0 = hc_prof_ticks();
     int rc = PMPI_Startall(n, reqs);
+    hc_prof_returned();
     hc_prof_thread *t = hc_prof_thread_get();
     uint64_t bytes = 0;
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)

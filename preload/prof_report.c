@@ -266,3 +266,33 @@ int hc_prof_write_report(const char *dir, const hc_prof_data *d)
     free(text);
     return rc;
 }
+
+/* The profiler's own time, last in summary.txt: what profiling adds to the run, at most (the
+ * busiest rank's recording, as if it held up every other rank, and rank 0's finalize, which
+ * the others wait for). The share's base is rank 0's process, from its start to the end of
+ * MPI_Finalize's profiling part. */
+int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
+{
+    FILE *f = hc_prof_open_mode(dir, "summary.txt", "a");
+    if (!f)
+        return -1;
+    int busiest = 0;
+    for (int r = 1; r < d->nranks; r++)
+        if (d->ranks[r].record_ns > d->ranks[busiest].record_ns)
+            busiest = r;
+    const hc_prof_rank *b = &d->ranks[busiest];
+    uint64_t now = hc_now_ns();
+    double finalize_ns = now > d->finalize_t0_ns ? (double)(now - d->finalize_t0_ns) : 0;
+    double own = (double)b->record_ns + finalize_ns, run = (double)d->ranks[0].run_ns + finalize_ns;
+    fprintf(f, "\nprofiler's own time (what profiling adds at most; docs/formats-profile.md)\n");
+    fprintf(f, "  recording %12.3f ms on the busiest rank (rank %d: %llu calls, %llu ns each, "
+               "every %dth timed)\n",
+            (double)b->record_ns / 1e6, busiest, (unsigned long long)b->calls,
+            (unsigned long long)b->record_per_call_ns, HC_PROF_COST_EVERY);
+    fprintf(f, "  finalize  %12.3f ms on rank 0 (gathering, writing the profile and the mapping)\n",
+            finalize_ns / 1e6);
+    fprintf(f, "  share     %11.2f%%  of rank 0's %.3f s from its process's start to the end "
+               "of MPI_Finalize\n",
+            run > 0 ? 100.0 * own / run : 0.0, run / 1e9);
+    return hc_prof_close(f);
+}

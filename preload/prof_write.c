@@ -23,7 +23,7 @@ static uint64_t p2p_of(const uint64_t *v)
     return v[HC_PK_P2P] + v[HC_PK_RMA];
 }
 
-FILE *hc_prof_open(const char *dir, const char *name)
+FILE *hc_prof_open_mode(const char *dir, const char *name, const char *mode)
 {
     char path[PATH_MAX];
     int len = snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -31,8 +31,10 @@ FILE *hc_prof_open(const char *dir, const char *name)
         errno = ENAMETOOLONG;
         return NULL;
     }
-    return fopen(path, "w");
+    return fopen(path, mode);
 }
+
+FILE *hc_prof_open(const char *dir, const char *name) { return hc_prof_open_mode(dir, name, "w"); }
 
 /* 0 if everything written reached the file. */
 int hc_prof_close(FILE *f)
@@ -263,5 +265,6 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
 
     hc_map_finalize(final, &g, d);
     hc_graph_free(&g);
+    hc_prof_write_cost(final, d);
     return 0;
 }

@@ -341,6 +341,59 @@ static void tp_check_functions_sites(void)
     HC_T_CHECK(has_ranks, "summary.txt lacks 'ranks %d'", hc_t_size);
 }
 
+/* The profiler's own time, last in summary.txt: the busiest rank's calls are its calls in
+ * functions.csv, its recording at least those calls at the mean it prints, and the share is
+ * recomputed from the two times and the run's length. */
+static void tp_check_own_time(void)
+{
+    unsigned long long *calls_of = calloc((size_t)hc_t_size, sizeof *calls_of);
+    char line[8192];
+    FILE *f = tp_open("functions.csv", "# hiercoll functions v1");
+    while (f && calls_of && fgets(line, sizeof line, f)) {
+        int r;
+        unsigned long long calls;
+        if (sscanf(line, "%d,%*[^,],%llu,", &r, &calls) == 2 && r >= 0 && r < hc_t_size)
+            calls_of[r] += calls;
+    }
+    if (f)
+        fclose(f);
+    double rec_ms = -1, fin_ms = -1, share = -1, run_s = -1;
+    int busiest = -1, every = 0;
+    unsigned long long calls = 0, per_call = 0;
+    f = tp_open("summary.txt", "# hiercoll summary v1");
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, " recording %lf ms on the busiest rank (rank %d: %llu calls, %llu ns each, "
+                     "every %dth timed)", &rec_ms, &busiest, &calls, &per_call, &every);
+        sscanf(line, " finalize %lf ms on rank 0", &fin_ms);
+        sscanf(line, " share %lf%% of rank 0's %lf s", &share, &run_s);
+    }
+    if (f)
+        fclose(f);
+    HC_T_CHECK(busiest >= 0 && busiest < hc_t_size && fin_ms >= 0 && share >= 0 && run_s > 0,
+               "summary.txt: no profiler's own time (recording %.3f ms, rank %d, finalize %.3f "
+               "ms, share %.2f%%, run %.3f s)", rec_ms, busiest, fin_ms, share, run_s);
+    if (busiest < 0 || busiest >= hc_t_size || !calls_of) {
+        free(calls_of);
+        return;
+    }
+    HC_T_CHECK(calls == calls_of[busiest], "summary.txt: rank %d made %llu calls, functions.csv "
+               "says %llu", busiest, calls, calls_of[busiest]);
+    /* Every wrapper marks its calls, so a rank that called has a mean; each call's recording
+     * is a hash update and a stack walk: nanoseconds to microseconds, not milliseconds. */
+    HC_T_CHECK(calls == 0 || (per_call > 0 && per_call < 1000000),
+               "summary.txt: %llu ns a call over %llu calls", per_call, calls);
+    HC_T_CHECK(rec_ms * 1e6 + 1e3 >= (double)(calls > 0 ? calls - 1 : 0) * (double)per_call,
+               "summary.txt: recording %.3f ms < %llu calls x %llu ns", rec_ms, calls, per_call);
+    /* Within the rounding of what is printed: 2 decimals of the share, 3 of the run's seconds */
+    double want = 100.0 * (rec_ms + fin_ms) / 1e3 / run_s, tol = 0.006 + want * 0.0006 / run_s;
+    HC_T_CHECK(share - want <= tol && want - share <= tol,
+               "summary.txt: share %.2f%%, the "
+               "times give %.2f%%", share, want);
+    HC_T_CHECK(fin_ms / 1e3 < run_s, "summary.txt: finalize %.3f ms of a %.3f s run", fin_ms,
+               run_s);
+    free(calls_of);
+}
+
 /* Agrees on the checks so far (one allreduce, part of the expected traffic), finalizes, and
  * on rank 0 checks the profile. Returns the exit status. */
 static inline int tp_finish(void)
@@ -362,6 +415,7 @@ static inline int tp_finish(void)
         tp_check_graph();
         tp_check_ranks_machine();
         tp_check_functions_sites();
+        tp_check_own_time();
     } else {
         printf("HIERCOLL_PROFILE not set: traffic only, no profile checked\n");
     }

@@ -50,6 +50,22 @@ def share(profile, seconds, np_):
     return 100.0 * coll / wall, 100.0 * total / wall
 
 
+def own_time(profile, seconds):
+    """The profiler's own time (recording on the busiest rank + finalize, summary.txt) as a
+    share of the run's wall time."""
+    path = os.path.join(profile, "summary.txt")
+    if not os.path.exists(path) or not seconds:
+        return None
+    ms = {}
+    for line in open(path):
+        w = line.split()
+        if len(w) > 2 and w[0] in ("recording", "finalize") and w[2] == "ms":
+            ms[w[0]] = float(w[1])
+    if len(ms) < 2:
+        return None
+    return 100.0 * (ms["recording"] + ms["finalize"]) / 1e3 / seconds
+
+
 def answer(rows):
     answers = {r["answer"] for r in rows}
     if "failed" in answers:
@@ -67,6 +83,8 @@ def local_row(rows, app, np_):
               if r["profile"] and r["seconds"] != "failed"]
     coll = med([s[0] for s in shares if s[0] is not None])
     mpi = med([s[1] for s in shares if s[1] is not None])
+    own = med([x for x in (own_time(r["profile"], float(r["seconds"])) for r in by["profiled"]
+                           if r["profile"] and r["seconds"] != "failed") if x is not None])
     return {
         "APP": app, "NP": np_,
         "VENDOR_S": fmt(v, ".3f"), "HIERCOLL_S": fmt(h, ".3f"),
@@ -75,6 +93,7 @@ def local_row(rows, app, np_):
         "BCAST+AR%": fmt(coll, ".1f"), "MPI%": fmt(mpi, ".1f"),
         "PROFILED_S": fmt(p, ".3f"),
         "PROF_OVERHEAD": fmt(100.0 * (p / h - 1) if p and h else None, "+.1f") + ("%" if p and h else ""),
+        "PROF_OWN%": fmt(own, ".2f"),
         "RUNS": "/".join(str(len(secs(by[m]))) for m in ("vendor", "hiercoll", "profiled")),
     }
 
@@ -90,7 +109,7 @@ def print_table(table, cols, numeric_from=2):
 
 
 LOCAL_COLS = ["APP", "NP", "VENDOR_S", "HIERCOLL_S", "RATIO", "ANSWER", "BCAST+AR%", "MPI%",
-              "PROFILED_S", "PROF_OVERHEAD", "RUNS"]
+              "PROFILED_S", "PROF_OVERHEAD", "PROF_OWN%", "RUNS"]
 
 
 def keys_of(rows, fields):
@@ -110,7 +129,9 @@ def local_table(path):
     print("(medians of wall times, launcher included; RATIO = hiercoll / vendor; ANSWER: every run's\n"
           " answer against the vendor's first (tools/apps/answer.py, docs/apps.md); BCAST+AR%, MPI%:\n"
           " time in MPI_Bcast + MPI_Allreduce, in all MPI, over NP x wall, from the profiled runs;\n"
-          " PROF_OVERHEAD: profiled / hiercoll - 1; RUNS: runs that finished, vendor/hiercoll/profiled)")
+          " PROF_OVERHEAD: profiled / hiercoll - 1; PROF_OWN%: the profiler's own time, as it\n"
+          " measured it (summary.txt: recording on the busiest rank + finalize), over the wall;\n"
+          " RUNS: runs that finished, vendor/hiercoll/profiled)")
 
 
 def mapping(profile):
