@@ -25,6 +25,8 @@ void hc_shm_budget_init(MPI_Comm world);
 /* Ranks of MPI_COMM_WORLD on this physical node, as hc_shm_budget_init found them (0 before
  * it ran or when it failed). */
 int hc_shm_node_ranks(void);
+/* This rank's place among them (-1 before hc_shm_budget_init ran or when it failed). */
+int hc_shm_node_rank(void);
 /* Bytes of segments counted against HIERCOLL_SHM_LIMIT: the node's, or this process's when
  * hc_shm_budget_init has not run or failed. */
 size_t hc_shm_bytes_in_use(void);

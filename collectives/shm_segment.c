@@ -175,9 +175,10 @@ void hc_shm_destroy(hc_shm *s)
     s->base = NULL;
 }
 
-static int world_node_ranks;
+static int world_node_ranks, world_node_rank = -1;
 
 int hc_shm_node_ranks(void) { return world_node_ranks; }
+int hc_shm_node_rank(void) { return world_node_rank; }
 
 void hc_shm_budget_init(MPI_Comm world)
 {
@@ -191,6 +192,7 @@ void hc_shm_budget_init(MPI_Comm world)
     PMPI_Comm_rank(node, &c.local_rank);
     PMPI_Comm_size(node, &c.local_size);
     world_node_ranks = c.local_size;
+    world_node_rank = c.local_rank;
     hc_shm page;
     budget_setup = 1;
     int rc = hc_shm_create(&c, sizeof(unsigned long long), &page);

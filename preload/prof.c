@@ -238,6 +238,22 @@ void hc_prof_init(void)
     hc_prof_on = 1;
 }
 
+/* Room for need more bytes (and a terminating 0) in b: 0, or -1 with b->oom set. */
+static int buf_room(hc_prof_buf *b, size_t need)
+{
+    if (b->p && b->len + need < b->cap)
+        return 0;
+    size_t cap = HC_MAX(b->cap * 2, b->len + need + 4096);
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
 void hc_prof_buf_printf(hc_prof_buf *b, const char *fmt, ...)
 {
     for (;;) {
@@ -252,13 +268,15 @@ void hc_prof_buf_printf(hc_prof_buf *b, const char *fmt, ...)
             b->len += (size_t)n;
             return;
         }
-        size_t cap = HC_MAX(b->cap * 2, b->len + (size_t)n + 4096);
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
+        if (buf_room(b, (size_t)n) != 0)
             return;
-        }
-        b->p = p;
-        b->cap = cap;
     }
+}
+
+void hc_prof_buf_append(hc_prof_buf *b, const void *bytes, size_t len)
+{
+    if (buf_room(b, len) != 0)
+        return;
+    memcpy(b->p + b->len, bytes, len);
+    b->len += len;
 }

@@ -190,6 +190,7 @@ typedef struct hc_prof_buf {
     int oom;
 } hc_prof_buf;
 void hc_prof_buf_printf(hc_prof_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hc_prof_buf_append(hc_prof_buf *b, const void *bytes, size_t len);
 
 /* Writing at finalize (prof_write.c): rank 0 only. */
 typedef struct hc_prof_row {
@@ -200,7 +201,7 @@ typedef struct hc_prof_rank {
     char host[64]; /* as placed: "host#vnode" with virtual nodes */
     int core, numa;
     int incomplete; /* a table of this rank could not grow: counts are lower bounds */
-    int pad;
+    int nrows, text_len, topo_len; /* what the rank sends at finalize */
     uint64_t mpi_ns, calls;
     uint64_t run_ns;    /* from the process's start to the start of the profiler's finalize */
     uint64_t record_ns; /* the profiler's own time in that span: calls x the sampled mean */

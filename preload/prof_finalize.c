@@ -8,6 +8,7 @@
 
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_shm.h"
 #include "prof.h"
 
 /* This thread-merged view of the rank's edges, as rows (duplicates across threads allowed). */
@@ -171,19 +172,17 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
     double npt = hc_prof_ns_per_tick();
     int n = hc_world_size, root = hc_world_rank == 0;
 
-    /* Local part. */
-    MPI_Comm node;
-    int local_rank = 0;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    PMPI_Comm_rank(node, &local_rank);
-    PMPI_Comm_free(&node);
+    /* Local part. The node's first rank describes its host: found at MPI_Init (a new
+     * communicator here cost MPICH 40-80 ms with more ranks than cores); where that failed,
+     * rank 0 maps every host with its own cores. */
+    int host_leader = hc_shm_node_rank() == 0 || (hc_shm_node_rank() < 0 && root);
     int incomplete = 0;
     long long nrows = 0;
     hc_prof_row *rows = local_rows(&nrows, &incomplete);
     hc_prof_buf text = {0};
     local_text(&text, npt);
     int topo_len;
-    void *topo = host_record(local_rank == 0, &topo_len);
+    void *topo = host_record(host_leader, &topo_len);
     hc_prof_rank me;
     fill_rank(&me, npt, incomplete | text.oom, began_ns);
     /* Beyond what an int count can carry, send nothing rather than fail the gather. */
@@ -196,48 +195,49 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
         me.incomplete = 1;
     }
 
-    /* Sizes first, so rank 0 allocates once. Agreed failure: a rank 0 that cannot allocate
-     * tells everyone to send nothing. */
-    int counts[3] = {(int)nrows, (int)text.len, topo_len}, *all_counts = NULL;
-    hc_prof_rank *ranks = NULL;
-    if (root) {
-        all_counts = malloc(sizeof(int) * 3 * (size_t)n);
-        ranks = malloc(sizeof *ranks * (size_t)n);
+    /* Each rank's sizes travel in its record, so rank 0 allocates once; then its rows, and
+     * its text lines followed by its host's record as one run of bytes. Every collective
+     * here costs milliseconds where ranks outnumber cores: as few as can carry it. Agreed
+     * failure: a rank 0 that cannot allocate tells everyone to send nothing. */
+    me.nrows = (int)nrows;
+    me.text_len = (int)text.len;
+    me.topo_len = topo_len;
+    if (topo_len)
+        hc_prof_buf_append(&text, topo, (size_t)topo_len);
+    if (text.oom) { /* no room for the host's record: the text alone */
+        me.topo_len = 0;
+        text.oom = 0;
     }
-    PMPI_Gather(counts, 3, MPI_INT, all_counts, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    hc_prof_rank *ranks = root ? malloc(sizeof *ranks * (size_t)n) : NULL;
     PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
 
-    int *rcount = NULL, *rdispl = NULL, *tcount = NULL, *tdispl = NULL, *hcount = NULL,
-        *hdispl = NULL;
+    int *rcount = NULL, *rdispl = NULL, *bcount = NULL, *bdispl = NULL;
     hc_prof_row *all_rows = NULL;
-    char *all_text = NULL, *all_topo = NULL;
+    char *all_bytes = NULL, *all_text = NULL, *all_topo = NULL;
     long long total_rows = 0, total_text = 0, total_topo = 0;
     int ok = 1;
     if (root) {
         rcount = malloc(sizeof(int) * (size_t)n);
         rdispl = malloc(sizeof(int) * (size_t)n);
-        tcount = malloc(sizeof(int) * (size_t)n);
-        tdispl = malloc(sizeof(int) * (size_t)n);
-        hcount = malloc(sizeof(int) * (size_t)n);
-        hdispl = malloc(sizeof(int) * (size_t)n);
-        ok = all_counts && ranks && rcount && rdispl && tcount && tdispl && hcount && hdispl;
+        bcount = malloc(sizeof(int) * (size_t)n);
+        bdispl = malloc(sizeof(int) * (size_t)n);
+        ok = ranks && rcount && rdispl && bcount && bdispl;
         for (int r = 0; ok && r < n; r++) {
-            rcount[r] = all_counts[3 * r];
-            tcount[r] = all_counts[3 * r + 1];
-            hcount[r] = all_counts[3 * r + 2];
+            rcount[r] = ranks[r].nrows;
+            bcount[r] = ranks[r].text_len + ranks[r].topo_len;
             rdispl[r] = (int)total_rows;
-            tdispl[r] = (int)total_text;
-            hdispl[r] = (int)total_topo;
+            bdispl[r] = (int)(total_text + total_topo);
             total_rows += rcount[r];
-            total_text += tcount[r];
-            total_topo += hcount[r];
+            total_text += ranks[r].text_len;
+            total_topo += ranks[r].topo_len;
         }
-        ok = ok && total_rows < INT_MAX && total_text < INT_MAX && total_topo < INT_MAX;
+        ok = ok && total_rows < INT_MAX && total_text + total_topo < INT_MAX;
         if (ok) {
             all_rows = malloc(sizeof *all_rows * (size_t)(total_rows ? total_rows : 1));
+            all_bytes = malloc((size_t)(total_text + total_topo) + 1);
             all_text = malloc((size_t)total_text + 1);
             all_topo = malloc((size_t)total_topo + 1);
-            ok = all_rows && all_text && all_topo;
+            ok = all_rows && all_bytes && all_text && all_topo;
         }
         if (!ok)
             hc_warn("profile not written: out of memory gathering %lld rows", total_rows);
@@ -250,10 +250,17 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
         PMPI_Gatherv(rows, (int)nrows, row_type, all_rows, rcount, rdispl, row_type, 0,
                      MPI_COMM_WORLD);
         PMPI_Type_free(&row_type);
-        PMPI_Gatherv(text.p, (int)text.len, MPI_CHAR, all_text, tcount, tdispl, MPI_CHAR, 0,
-                     MPI_COMM_WORLD);
-        PMPI_Gatherv(topo, topo_len, MPI_BYTE, all_topo, hcount, hdispl, MPI_BYTE, 0,
-                     MPI_COMM_WORLD);
+        PMPI_Gatherv(text.p, me.text_len + me.topo_len, MPI_BYTE, all_bytes, bcount, bdispl,
+                     MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    if (root && ok) { /* every rank's text lines together, and the hosts' records together */
+        char *t = all_text, *h = all_topo;
+        for (int r = 0; r < n; r++) {
+            memcpy(t, all_bytes + bdispl[r], (size_t)ranks[r].text_len);
+            memcpy(h, all_bytes + bdispl[r] + ranks[r].text_len, (size_t)ranks[r].topo_len);
+            t += ranks[r].text_len;
+            h += ranks[r].topo_len;
+        }
     }
     if (root && ok) {
         all_text[total_text] = 0;
@@ -271,15 +278,13 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
             hc_host_topo_free(&d.hosts[h]);
         free(d.hosts);
     }
-    free(all_counts);
     free(ranks);
     free(rcount);
     free(rdispl);
-    free(tcount);
-    free(tdispl);
-    free(hcount);
-    free(hdispl);
+    free(bcount);
+    free(bdispl);
     free(all_rows);
+    free(all_bytes);
     free(all_text);
     free(all_topo);
     free(topo);
