@@ -14,6 +14,22 @@
 void hc_site_locate(uintptr_t pc, char *module, size_t mlen, uintptr_t *off, char *sym,
                     size_t slen);
 
+/* The same for many addresses at once (the profiler's finalize), with the same answers:
+ * each module's dynamic symbols are read once and searched (common/site_names.c), where
+ * dladdr scans them all for every address. Modules loaded after hc_site_namer_new are
+ * answered by hc_site_locate. */
+typedef struct hc_site_namer hc_site_namer;
+hc_site_namer *hc_site_namer_new(void);
+void hc_site_namer_locate(hc_site_namer *n, uintptr_t pc, char *module, size_t mlen,
+                          uintptr_t *off, char *sym, size_t slen);
+void hc_site_namer_free(hc_site_namer *n);
+
+/* The pieces both share: a name with the profile's separators made '_' ("?" for NULL is the
+ * caller's); a module's path and pc's offset in it, given where its ELF header is mapped. */
+void hc_site_clean(char *out, size_t outlen, const char *in);
+void hc_site_name_module(const char *path, uintptr_t fbase, uintptr_t pc, char *module,
+                         size_t mlen, uintptr_t *off);
+
 /* "module+0xoffset" (the module's path): what a tuning file's site= field holds; rules match
  * by the module's base name, so a binary moved between runs keeps its rules. */
 void hc_site_key(uintptr_t pc, char *out, size_t len);

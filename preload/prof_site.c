@@ -1,6 +1,6 @@
 /* Call sites: the return addresses of the user's MPI call, captured with libunwind on the hot
  * path, kept raw, and turned into module + offset (stable under address-space randomisation)
- * and a dladdr symbol only at finalize. file:line is left to `hiercoll report` (addr2line). */
+ * and the nearest dynamic symbol only at finalize. file:line is left to `hiercoll report` (addr2line). */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <elf.h>
@@ -123,16 +123,17 @@ void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t tic
 }
 
 /* module|0xoffset|symbol (common/hc_site.h). */
-static void frame_text(hc_prof_buf *b, uintptr_t pc)
+static void frame_text(hc_prof_buf *b, hc_site_namer *namer, uintptr_t pc)
 {
     char module[512], symbol[256];
     uintptr_t off;
-    hc_site_locate(pc, module, sizeof module, &off, symbol, sizeof symbol);
+    hc_site_namer_locate(namer, pc, module, sizeof module, &off, symbol, sizeof symbol);
     hc_prof_buf_printf(b, "%s|0x%lx|%s", module, (unsigned long)off, symbol);
 }
 
 void hc_prof_site_dump(hc_prof_buf *b, double ns_per_tick)
 {
+    hc_site_namer *namer = hc_site_namer_new(); /* NULL: each frame by hc_site_locate */
     for (hc_prof_thread *t = hc_prof_threads; t; t = t->next)
         for (size_t i = 0; i < t->site_cap; i++) {
             const hc_prof_site *s = &t->sites[i];
@@ -146,8 +147,9 @@ void hc_prof_site_dump(hc_prof_buf *b, double ns_per_tick)
             for (int d = 0; d < s->depth; d++) {
                 if (d)
                     hc_prof_buf_printf(b, ";");
-                frame_text(b, s->pc[d]);
+                frame_text(b, namer, s->pc[d]);
             }
             hc_prof_buf_printf(b, "\n");
         }
+    hc_site_namer_free(namer);
 }
