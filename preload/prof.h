@@ -202,6 +202,8 @@ typedef struct hc_prof_rank {
     int core, numa;
     int incomplete; /* a table of this rank could not grow: counts are lower bounds */
     int nrows, text_len, topo_len; /* what the rank sends at finalize */
+    int host_cpus;                 /* CPUs online on its host: ranks beyond share them */
+    int pad;
     uint64_t mpi_ns, calls;
     uint64_t run_ns;    /* from the process's start to the start of the profiler's finalize */
     uint64_t record_ns; /* the profiler's own time in that span: calls x the sampled mean */

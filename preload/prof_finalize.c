@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hc_config.h"
 #include "hc_log.h"
@@ -119,6 +120,8 @@ static void fill_rank(hc_prof_rank *r, double npt, int incomplete, uint64_t bega
         }
     r->mpi_ns = (uint64_t)((double)ticks * npt);
     hc_prof_own_time(r->calls, began_ns, &r->run_ns, &r->record_ns, &r->record_per_call_ns);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    r->host_cpus = cpus > 0 && cpus < INT_MAX ? (int)cpus : 1;
 }
 
 static int row_cmp(const void *a, const void *b)

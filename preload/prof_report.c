@@ -267,28 +267,47 @@ int hc_prof_write_report(const char *dir, const hc_prof_data *d)
     return rc;
 }
 
-/* The profiler's own time, last in summary.txt: what profiling adds to the run, at most (the
- * busiest rank's recording, as if it held up every other rank, and rank 0's finalize, which
- * the others wait for). The share's base is rank 0's process, from its start to the end of
- * MPI_Finalize's profiling part. */
+/* The profiler's own time, last in summary.txt: what profiling adds to the run, at most.
+ * Recording: the busiest rank's, as if it held up every other rank; where a host's ranks
+ * outnumber its CPUs they also take turns on them, and the host's recording shared over its
+ * CPUs is the bound when larger. Finalize: rank 0's, which the others wait for. The share's
+ * base is rank 0's process, from its start to the end of the profiler's finalize. */
 int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
 {
     FILE *f = hc_prof_open_mode(dir, "summary.txt", "a");
     if (!f)
         return -1;
-    int busiest = 0;
-    for (int r = 1; r < d->nranks; r++)
+    int n = d->nranks, busiest = 0, crowded = -1, crowded_ranks = 0;
+    double crowded_ns = 0, crowded_sum = 0;
+    for (int r = 0; r < n; r++) {
         if (d->ranks[r].record_ns > d->ranks[busiest].record_ns)
             busiest = r;
+        int first = 1, on_host = 0; /* the host's first rank sums it */
+        double sum = 0;
+        for (int q = 0; q < n; q++)
+            if (!strcmp(d->ranks[q].host, d->ranks[r].host)) {
+                first &= q >= r;
+                on_host++;
+                sum += (double)d->ranks[q].record_ns;
+            }
+        int cpus = HC_MAX(d->ranks[r].host_cpus, 1);
+        if (first && on_host > cpus && sum / cpus > crowded_ns)
+            crowded = r, crowded_ns = sum / cpus, crowded_sum = sum, crowded_ranks = on_host;
+    }
     const hc_prof_rank *b = &d->ranks[busiest];
     uint64_t now = hc_now_ns();
     double finalize_ns = now > d->finalize_t0_ns ? (double)(now - d->finalize_t0_ns) : 0;
-    double own = (double)b->record_ns + finalize_ns, run = (double)d->ranks[0].run_ns + finalize_ns;
+    double recording = HC_MAX((double)b->record_ns, crowded_ns);
+    double own = recording + finalize_ns, run = (double)d->ranks[0].run_ns + finalize_ns;
     fprintf(f, "\nprofiler's own time (what profiling adds at most; docs/formats-profile.md)\n");
     fprintf(f, "  recording %12.3f ms on the busiest rank (rank %d: %llu calls, %llu ns each, "
                "every %dth timed)\n",
             (double)b->record_ns / 1e6, busiest, (unsigned long long)b->calls,
             (unsigned long long)b->record_per_call_ns, HC_PROF_COST_EVERY);
+    if (crowded >= 0)
+        fprintf(f, "  shared    %12.3f ms a CPU on %s (its %d ranks' %.3f ms on %d CPUs)\n",
+                crowded_ns / 1e6, d->ranks[crowded].host, crowded_ranks, crowded_sum / 1e6,
+                d->ranks[crowded].host_cpus);
     fprintf(f, "  finalize  %12.3f ms on rank 0 (gathering, writing the profile and the mapping)\n",
             finalize_ns / 1e6);
     fprintf(f, "  share     %11.2f%%  of rank 0's %.3f s from its process's start to the end "

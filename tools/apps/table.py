@@ -51,19 +51,20 @@ def share(profile, seconds, np_):
 
 
 def own_time(profile, seconds):
-    """The profiler's own time (recording on the busiest rank + finalize, summary.txt) as a
-    share of the run's wall time."""
+    """The profiler's own time (summary.txt: the busiest rank's recording, or a crowded host's
+    shared over its CPUs when larger, + finalize) as a share of the run's wall time."""
     path = os.path.join(profile, "summary.txt")
     if not os.path.exists(path) or not seconds:
         return None
     ms = {}
     for line in open(path):
         w = line.split()
-        if len(w) > 2 and w[0] in ("recording", "finalize") and w[2] == "ms":
+        if len(w) > 2 and w[0] in ("recording", "shared", "finalize") and w[2] == "ms":
             ms[w[0]] = float(w[1])
-    if len(ms) < 2:
+    if "recording" not in ms or "finalize" not in ms:
         return None
-    return 100.0 * (ms["recording"] + ms["finalize"]) / 1e3 / seconds
+    recording = max(ms["recording"], ms.get("shared", 0.0))
+    return 100.0 * (recording + ms["finalize"]) / 1e3 / seconds
 
 
 def answer(rows):
@@ -130,7 +131,7 @@ def local_table(path):
           " answer against the vendor's first (tools/apps/answer.py, docs/apps.md); BCAST+AR%, MPI%:\n"
           " time in MPI_Bcast + MPI_Allreduce, in all MPI, over NP x wall, from the profiled runs;\n"
           " PROF_OVERHEAD: profiled / hiercoll - 1; PROF_OWN%: the profiler's own time, as it\n"
-          " measured it (summary.txt: recording on the busiest rank + finalize), over the wall;\n"
+          " measured it (summary.txt: recording + finalize), over the wall;\n"
           " RUNS: runs that finished, vendor/hiercoll/profiled)")
 
 
