@@ -183,7 +183,7 @@ void hc_site_namer_locate(hc_site_namer *n, uintptr_t pc, char *module_out, size
                           uintptr_t *off, char *sym_out, size_t slen)
 {
     module *m = NULL;
-    for (int i = 0; n && i < n->nmods && pc; i++)
+    for (int i = 0; n && !m && i < n->nmods && pc; i++)
         if (pc >= n->mods[i].lo && pc < n->mods[i].hi)
             m = &n->mods[i];
     if (!m) { /* loaded after the namer was made, or not in any module */

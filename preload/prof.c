@@ -28,8 +28,7 @@ const char *const hc_prof_fn_name[HC_PF_COUNT] = {
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t calib_tick0, calib_ns0;
 static double ns_per_tick = 1.0;
-/* When recording began; what hc_prof_init took; how old the process was then. */
-static uint64_t started_ns, init_ns, age_at_start_ns;
+static uint64_t init_ns; /* what hc_prof_init took */
 
 /* Nanoseconds since this process started (Linux: its start time in /proc/self/stat, in clock
  * ticks since boot; 0 where that cannot be read). */
@@ -173,7 +172,9 @@ void hc_prof_own_time(uint64_t calls, uint64_t until_ns, uint64_t *run_ns, uint6
     double per_call = samples  ? (double)ns / (double)samples
                       : firsts ? (double)first / (double)firsts
                                : 0;
-    *run_ns = age_at_start_ns + (until_ns > started_ns ? until_ns - started_ns : 0);
+    /* the process's age now, less the time since until_ns (read here, not in MPI_Init) */
+    uint64_t age = process_age_ns(), since = hc_now_ns() - until_ns;
+    *run_ns = age > since ? age - since : 0;
     *per_call_ns = (uint64_t)(per_call + 0.5);
     *record_ns = init_ns + first +
                  (uint64_t)(per_call * (double)(calls > firsts ? calls - firsts : 0));
@@ -232,9 +233,7 @@ void hc_prof_init(void)
     if (hc_prof_depth)
         hc_prof_site_init();
     hc_prof_thread_get();
-    started_ns = hc_now_ns();
-    init_ns = started_ns - t0;
-    age_at_start_ns = process_age_ns();
+    init_ns = hc_now_ns() - t0;
     hc_prof_on = 1;
 }
 

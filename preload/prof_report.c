@@ -267,6 +267,12 @@ int hc_prof_write_report(const char *dir, const hc_prof_data *d)
     return rc;
 }
 
+static const hc_prof_rank *sort_ranks; /* qsort has no argument for host_cmp */
+static int host_cmp(const void *a, const void *b)
+{
+    return strcmp(sort_ranks[*(const int *)a].host, sort_ranks[*(const int *)b].host);
+}
+
 /* The profiler's own time, last in summary.txt: what profiling adds to the run, at most.
  * Recording: the busiest rank's, as if it held up every other rank; where a host's ranks
  * outnumber its CPUs they also take turns on them, and the host's recording shared over its
@@ -279,21 +285,28 @@ int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
         return -1;
     int n = d->nranks, busiest = 0, crowded = -1, crowded_ranks = 0;
     double crowded_ns = 0, crowded_sum = 0;
-    for (int r = 0; r < n; r++) {
+    /* Ranks in order of their host, so each host is one run of them (n log n: rank 0 does
+     * this for every rank of the job). */
+    int *by_host = malloc(sizeof(int) * (size_t)n);
+    for (int r = 0; by_host && r < n; r++)
+        by_host[r] = r;
+    if (by_host) {
+        sort_ranks = d->ranks;
+        qsort(by_host, (size_t)n, sizeof *by_host, host_cmp);
+    }
+    for (int i = 0, end; by_host && i < n; i = end) {
+        const hc_prof_rank *first = &d->ranks[by_host[i]];
+        double sum = 0;
+        for (end = i; end < n && !strcmp(d->ranks[by_host[end]].host, first->host); end++)
+            sum += (double)d->ranks[by_host[end]].record_ns;
+        int cpus = HC_MAX(first->host_cpus, 1), on_host = end - i;
+        if (on_host > cpus && sum / cpus > crowded_ns)
+            crowded = by_host[i], crowded_ns = sum / cpus, crowded_sum = sum, crowded_ranks = on_host;
+    }
+    free(by_host);
+    for (int r = 1; r < n; r++)
         if (d->ranks[r].record_ns > d->ranks[busiest].record_ns)
             busiest = r;
-        int first = 1, on_host = 0; /* the host's first rank sums it */
-        double sum = 0;
-        for (int q = 0; q < n; q++)
-            if (!strcmp(d->ranks[q].host, d->ranks[r].host)) {
-                first &= q >= r;
-                on_host++;
-                sum += (double)d->ranks[q].record_ns;
-            }
-        int cpus = HC_MAX(d->ranks[r].host_cpus, 1);
-        if (first && on_host > cpus && sum / cpus > crowded_ns)
-            crowded = r, crowded_ns = sum / cpus, crowded_sum = sum, crowded_ranks = on_host;
-    }
     const hc_prof_rank *b = &d->ranks[busiest];
     uint64_t now = hc_now_ns();
     double finalize_ns = now > d->finalize_t0_ns ? (double)(now - d->finalize_t0_ns) : 0;
