@@ -16,10 +16,11 @@ void hc_site_locate(uintptr_t pc, char *module, size_t mlen, uintptr_t *off, cha
 
 /* The same for many addresses at once (the profiler's finalize), with the same answers:
  * each module's dynamic symbols are read once and searched (common/site_names.c), where
- * dladdr scans them all for every address. Modules loaded after hc_site_namer_new are
- * answered by hc_site_locate. */
+ * dladdr scans them all for every address. Given the addresses it will be asked (pcs, in
+ * any order; NULL: any), the namer keeps only the symbols that hold one of them. Modules
+ * loaded after hc_site_namer_new, and addresses not given, are answered by hc_site_locate. */
 typedef struct hc_site_namer hc_site_namer;
-hc_site_namer *hc_site_namer_new(void);
+hc_site_namer *hc_site_namer_new(const uintptr_t *pcs, size_t npcs);
 void hc_site_namer_locate(hc_site_namer *n, uintptr_t pc, char *module, size_t mlen,
                           uintptr_t *off, char *sym, size_t slen);
 void hc_site_namer_free(hc_site_namer *n);

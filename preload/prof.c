@@ -18,6 +18,7 @@ hc_prof_thread *hc_prof_threads;
 __thread hc_prof_thread *hc_prof_self __attribute__((tls_model("initial-exec")));
 __thread unsigned hc_prof_cost_countdown __attribute__((tls_model("initial-exec"))) = 1;
 __thread uint64_t hc_prof_cost_from __attribute__((tls_model("initial-exec")));
+__thread uintptr_t hc_prof_caller __attribute__((tls_model("initial-exec")));
 
 const char *const hc_prof_fn_name[HC_PF_COUNT] = {
 #define HC_PROF_NAME(name) "MPI_" #name,

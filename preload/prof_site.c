@@ -93,10 +93,17 @@ void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t tic
     void *raw[HC_PROF_MAXDEPTH + 8];
     uintptr_t pc[HC_PROF_MAXDEPTH];
     int depth = 0;
-    int n = unw_backtrace(raw, hc_prof_depth + 8);
-    for (int i = 0; i < n && depth < hc_prof_depth; i++)
-        if (!skipped((uintptr_t)raw[i]))
-            pc[depth++] = (uintptr_t)raw[i] - 1; /* inside the call instruction */
+    uintptr_t caller = hc_prof_caller;
+    hc_prof_caller = 0; /* never reused by a later call */
+    if (hc_prof_depth == 1 && caller && !skipped(caller)) {
+        /* the walk's first frame outside the skipped objects: the same address */
+        pc[depth++] = caller - 1;
+    } else {
+        int n = unw_backtrace(raw, hc_prof_depth + 8);
+        for (int i = 0; i < n && depth < hc_prof_depth; i++)
+            if (!skipped((uintptr_t)raw[i]))
+                pc[depth++] = (uintptr_t)raw[i] - 1; /* inside the call instruction */
+    }
     uint64_t h = site_hash(fn, depth, pc);
     if (2 * (t->site_count + 1) > t->site_cap && sites_grow(t) != 0) {
         t->oom = 1;
@@ -131,9 +138,29 @@ static void frame_text(hc_prof_buf *b, hc_site_namer *namer, uintptr_t pc)
     hc_prof_buf_printf(b, "%s|0x%lx|%s", module, (unsigned long)off, symbol);
 }
 
+/* Every frame of every thread's sites: the addresses the namer will be asked (NULL when
+ * there is no memory for the list; the namer then reads every symbol). */
+static uintptr_t *site_frames(size_t *count)
+{
+    size_t n = 0, k = 0;
+    for (hc_prof_thread *t = hc_prof_threads; t; t = t->next)
+        n += t->site_count * (size_t)hc_prof_depth;
+    uintptr_t *pcs = malloc(sizeof *pcs * (n ? n : 1));
+    for (hc_prof_thread *t = hc_prof_threads; pcs && t; t = t->next)
+        for (size_t i = 0; i < t->site_cap; i++)
+            for (int d = 0; t->sites[i].hash && d < t->sites[i].depth && k < n; d++)
+                pcs[k++] = t->sites[i].pc[d];
+    *count = k;
+    return pcs;
+}
+
 void hc_prof_site_dump(hc_prof_buf *b, double ns_per_tick)
 {
-    hc_site_namer *namer = hc_site_namer_new(); /* NULL: each frame by hc_site_locate */
+    size_t nframes;
+    uintptr_t *frames = site_frames(&nframes);
+    /* NULL: each frame by hc_site_locate */
+    hc_site_namer *namer = hc_site_namer_new(frames, nframes);
+    free(frames);
     for (hc_prof_thread *t = hc_prof_threads; t; t = t->next)
         for (size_t i = 0; i < t->site_cap; i++) {
             const hc_prof_site *s = &t->sites[i];

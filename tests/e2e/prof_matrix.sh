@@ -29,6 +29,32 @@ case_ rma-np4-vnode 4 test_prof_rma HIERCOLL_VIRTUAL_NODE_SIZE=2
 case_ threads-np2 2 test_prof_threads
 case_ coll-np4-vnode-nocoll 4 test_prof_coll HIERCOLL_VIRTUAL_NODE_SIZE=2 HIERCOLL_PROFILE_COLLECTIVES=off
 
+# At one frame (the default) a site is the wrapper's return address, not a walk of the stack
+# (preload/prof_site.c): the same frames and counts as the first frame of a two-frame walk.
+# first_frames DIR: function, module, offset and calls of each first frame, summed.
+first_frames() {
+    tail -n +3 "$1/callsites.csv" | awk -F, '{ n[$2","$6","$7] += $3 }
+        END { for (k in n) print k","n[k] }' | sort
+}
+same_first_frames() {
+    local name=$1 np=$2 prog=$3 d1=$TMP/frames1-$1 d2=$TMP/frames2-$1
+    prof_run "$np" "$d1" "$prog" HIERCOLL_CALLSITES=1 &&
+        prof_run "$np" "$d2" "$prog" HIERCOLL_CALLSITES=2 ||
+        { fail "$name: a run at depth 1 or 2 failed"; tail -n 20 "$TMP/log"; return; }
+    local sites
+    sites=$(first_frames "$d1" | wc -l)
+    if [ "$sites" -gt 0 ] && diff <(first_frames "$d1") <(first_frames "$d2") >"$TMP/frames.diff"; then
+        echo "ok   $name: $sites sites at depth 1 are the first frames at depth 2"
+    else
+        fail "$name: depth 1's sites differ from depth 2's first frames ($sites sites)"
+        cat "$TMP/frames.diff"
+    fi
+}
+same_first_frames p2p 3 "$FAMILY_DIR/tests/mpi/test_prof_p2p"
+same_first_frames coll 3 "$FAMILY_DIR/tests/mpi/test_prof_coll"
+same_first_frames rma 3 "$FAMILY_DIR/tests/mpi/test_prof_rma"
+same_first_frames fortran 3 "$PWD/$FAMILY_DIR/tests/mpi/test_prof_fortran"
+
 # Fortran ring (tests/mpi/test_prof_fortran.f90, `use mpi`; test_fortran_f08.f90, `use mpi_f08`,
 # which also broadcasts from every root and reduces 3 times): the whole point-to-point matrix,
 # recomputed here, and the collectives counted.
