@@ -16,8 +16,8 @@ tmp=$(mktemp -d /tmp/hc-app.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-sed -e 's/@P@/1/' -e 's/@Q@/2/' -e 's/^200 400\(\t*values of [MN]\)/200\1/' \
-    -e 's/^2\(\t*number of problems sizes\)/1\1/' tools/apps/inputs/LU.dat.in >"$tmp/LU.dat"
+sed -e 's/@P@/1/' -e 's/@Q@/2/' -e 's/@NSIZES@/1/' -e 's/@SIZES@/200/' \
+    tools/apps/inputs/LU.dat.in >"$tmp/LU.dat"
 
 for mode in vendor preload; do
     env=()

@@ -101,7 +101,10 @@ family_lib() { if [ "$1" = mpich ]; then echo "$BUILD/lib/libhiercoll.so"; else 
 # each. Cluster runs (APPS_MODE=cluster): 8 ranks over 2 hosts, longer runs of the same small
 # systems, so that few atoms or grid points per rank make communication matter, as in a
 # strong-scaled job (docs/apps.md).
-# APPS_STEPS overrides the MD step counts (the e2e test uses it).
+# APPS_STEPS overrides the MD step counts (the e2e test uses it). ScaLAPACK's cluster run
+# factors one matrix of LU_CLUSTER_N: its panels' broadcasts and row swaps then cross the link
+# in every step (N = 200 and 400, the local sizes, took 0.4 s, mostly start-up, at 100 Mbit/s).
+LU_CLUSTER_N=${LU_CLUSTER_N:-1500}
 app_steps() {
     local app=$1 mode=${2:-local}
     if [ -n "${APPS_STEPS:-}" ]; then echo "$APPS_STEPS"; return; fi
@@ -141,7 +144,9 @@ app_cmd() {
             ANSWER=hpccoutf.txt ;;
         scalapack)
             CMD=("$(scalapack_dir "$(app_family scalapack "$mode")")/xdlu")
-            SETUP=(cp "$INPUTS/LU-$np.dat" LU.dat)
+            local lu=LU-$np.dat
+            [ "$mode" = cluster ] && lu=LU-cluster-$np.dat
+            SETUP=(cp "$INPUTS/$lu" LU.dat)
             ANSWER=stdout.txt ;;
         *) die "unknown application '$app'" ;;
     esac

@@ -6,6 +6,7 @@
 #                            (water-eq.mdp), then the measured run (water.mdp) by gmx grompp
 #   hpccinf-NP.txt           HPCC: HPL N=1000 on a P x Q grid for NP ranks (NP = 1..16)
 #   LU-NP.dat                ScaLAPACK's xdlu: N = 200 and 400 on a P x Q grid for NP ranks
+#   LU-cluster-NP.dat        the same for the cluster's runs: N = LU_CLUSTER_N (common.bash)
 # Usage: inputs.sh [APP...]   (default: every application whose program is installed)
 . "$(dirname "$0")/common.bash"
 mkdir -p "$INPUTS"
@@ -13,6 +14,12 @@ apps=${*:-$ALL_APPS}
 
 # grid NP: "P Q", P <= Q, P * Q = NP, as square as it gets
 grid() { awk -v n="$1" 'BEGIN { for (p = int(sqrt(n)); p >= 1; p--) if (n % p == 0) { print p, n / p; exit } }'; }
+
+# lu_input P Q COUNT "SIZES": xdlu's input for a P x Q grid, COUNT square problems of SIZES
+lu_input() {
+    sed -e "s/@P@/$1/" -e "s/@Q@/$2/" -e "s/@NSIZES@/$3/" -e "s/@SIZES@/$4/" \
+        "$APPS_DIR/inputs/LU.dat.in"
+}
 
 gromacs_inputs() {
     local d=$INPUTS/gromacs
@@ -47,7 +54,8 @@ for app in $apps; do
         scalapack)
             for np in $(seq 16); do
                 read -r p q <<<"$(grid "$np")"
-                sed -e "s/@P@/$p/" -e "s/@Q@/$q/" "$APPS_DIR/inputs/LU.dat.in" >"$INPUTS/LU-$np.dat"
+                lu_input "$p" "$q" 2 "200 400" >"$INPUTS/LU-$np.dat"
+                lu_input "$p" "$q" 1 "$LU_CLUSTER_N" >"$INPUTS/LU-cluster-$np.dat"
             done ;;
         *) die "unknown application '$app' (known: $ALL_APPS)" ;;
     esac
