@@ -1,4 +1,6 @@
 /* MPI launchers: see hc_launcher.h. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hc_launcher.h"
@@ -43,6 +45,23 @@ hc_mpi_family hc_launch_family(hc_launch_kind k)
 const char *hc_family_launcher(hc_mpi_family f)
 {
     return f == HC_OMPI ? "mpirun.openmpi" : "mpiexec.mpich";
+}
+
+void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
+{
+    if (f == HC_OMPI) {
+        size_t len = strlen(name) + strlen(value) + 2;
+        char *kv = malloc(len);
+        if (!kv)
+            return;
+        snprintf(kv, len, "%s=%s", name, value);
+        args[(*n)++] = "-x";
+        args[(*n)++] = kv;
+    } else {
+        args[(*n)++] = "-genv";
+        args[(*n)++] = (char *)name;
+        args[(*n)++] = (char *)value;
+    }
 }
 
 hc_mpi_family hc_family_named(const char *name)

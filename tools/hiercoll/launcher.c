@@ -91,23 +91,6 @@ hc_mpi_family hc_program_family(const char *program)
     return f;
 }
 
-void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
-{
-    if (f == HC_OMPI) {
-        size_t len = strlen(name) + strlen(value) + 2;
-        char *kv = malloc(len);
-        if (!kv)
-            return;
-        snprintf(kv, len, "%s=%s", name, value);
-        args[(*n)++] = "-x";
-        args[(*n)++] = kv;
-    } else {
-        args[(*n)++] = "-genv";
-        args[(*n)++] = (char *)name;
-        args[(*n)++] = (char *)value;
-    }
-}
-
 void hc_launcher_placement(hc_mpi_family f, char **args, int *n, long np)
 {
     /* Pinned when every rank has a core: unpinned, the scheduler sometimes stacks two ranks on

@@ -13,9 +13,6 @@ hc_mpi_family hc_launcher_family(const char *launcher);
  * Open MPI), found on PATH when it has no slash; HC_UNKNOWN_MPI if neither. */
 hc_mpi_family hc_program_family(const char *program);
 
-/* Appends to args[*n...] the options that set NAME=VALUE in every rank: -genv NAME VALUE
- * (Hydra), -x NAME=VALUE (Open MPI). */
-void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value);
 /* Appends the options that pin each rank to a core, and, for Open MPI, --oversubscribe when
  * np exceeds the cores (Hydra allows that by itself). */
 void hc_launcher_placement(hc_mpi_family f, char **args, int *n, long np);

@@ -1,5 +1,5 @@
 /* hiercoll-pingpong: the profiler's overhead, in one run. The driver runs this program under
- * mpiexec.mpich four ways (vendor alone, preload with profiling off, profiling without call sites,
+ * its MPI's launcher four ways (vendor alone, preload with profiling off, profiling without call sites,
  * profiling with call sites of depth 1), interleaved over several rounds so that the load of a
  * shared machine hits every mode alike, and prints medians:
  *   - 8-byte ping-pong one-way latency between 2 ranks (each one-way trip crosses two
@@ -7,14 +7,25 @@
  *   - MPI_Sendrecv of 8 bytes to oneself, CPU time per call (one intercepted, counted call,
  *     without a peer to wait for): the most direct measure of the cost added to a call.
  * Usage: hiercoll-pingpong [--rounds R] [--iters N] [--reps K] [--lib PATH]
- * (the child mode, --child, is what the driver launches). MPIEXEC names the launcher. */
+ * (the child mode, --child, is what the driver launches). MPIEXEC names the launcher; by
+ * default the launcher and the library are those of the family this binary was built for
+ * (hiercoll-pingpong: MPICH, hiercoll-pingpong-ompi: Open MPI). */
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "hc_launcher.h"
+
+#ifdef OPEN_MPI
+#define BUILT_FOR HC_OMPI
+#else
+#define BUILT_FOR HC_MPICH
+#endif
 
 #define MODES 4
 #define MAXSAMPLES 4096
@@ -102,28 +113,60 @@ static double median(double *v, int n)
 static int run_mode(int mode, const char *launcher, const char *self, const char *lib,
                     const char *tmp, int run, int iters, int reps, double *pp, double *sc, int *n)
 {
-    char pre[PATH_MAX + 64] = "", prof[PATH_MAX + 128] = "", cmd[4 * PATH_MAX];
+    char profdir[PATH_MAX + 32], it[16], rp[16];
+    char *args[32];
+    int na = 0;
+    args[na++] = (char *)launcher;
+    args[na++] = "-n";
+    args[na++] = "2";
+    hc_mpi_family fam = hc_launch_family(hc_launch_by_name(launcher));
+    if (fam == HC_UNKNOWN_MPI)
+        fam = BUILT_FOR;
     if (mode >= 1)
-        snprintf(pre, sizeof pre, "-genv LD_PRELOAD '%s'", lib);
-    if (mode >= 2)
-        snprintf(prof, sizeof prof, "-genv HIERCOLL_PROFILE '%s/run%d' -genv HIERCOLL_CALLSITES %d",
-                 tmp, run, mode == 3 ? 1 : 0);
-    int len = snprintf(cmd, sizeof cmd, "'%s' -n 2 %s %s '%s' --child %d %d 2>/dev/null",
-                       launcher, pre, prof, self, iters, reps);
-    if (len < 0 || (size_t)len >= sizeof cmd)
+        hc_launcher_env(fam, args, &na, "LD_PRELOAD", lib);
+    if (mode >= 2) {
+        snprintf(profdir, sizeof profdir, "%s/run%d", tmp, run);
+        hc_launcher_env(fam, args, &na, "HIERCOLL_PROFILE", profdir);
+        hc_launcher_env(fam, args, &na, "HIERCOLL_CALLSITES", mode == 3 ? "1" : "0");
+    }
+    snprintf(it, sizeof it, "%d", iters);
+    snprintf(rp, sizeof rp, "%d", reps);
+    args[na++] = (char *)self;
+    args[na++] = "--child";
+    args[na++] = it;
+    args[na++] = rp;
+    args[na] = NULL;
+    int out[2];
+    if (pipe(out) != 0)
         return -1;
-    FILE *p = popen(cmd, "r");
-    if (!p)
+    pid_t pid = fork();
+    if (pid < 0)
         return -1;
+    if (pid == 0) { /* the launcher: its output into the pipe, its complaints nowhere */
+        dup2(out[1], STDOUT_FILENO);
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(127);
+        close(out[0]);
+        close(out[1]);
+        execvp(args[0], args);
+        _exit(127);
+    }
+    close(out[1]);
+    FILE *p = fdopen(out[0], "r");
     char line[256];
     double a, b;
-    while (fgets(line, sizeof line, p))
+    while (p && fgets(line, sizeof line, p))
         if (sscanf(line, "sample %lf %lf", &a, &b) == 2 && *n < MAXSAMPLES) {
             pp[*n] = a;
             sc[*n] = b;
             (*n)++;
         }
-    return pclose(p) == 0 ? 0 : -1;
+    if (p)
+        fclose(p);
+    else
+        close(out[0]);
+    int status;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -162,14 +205,15 @@ int main(int argc, char **argv)
         snprintf(deflib, sizeof deflib, "%s", self);
         char *slash = strrchr(deflib, '/');
         *slash = 0;
-        strcat(deflib, "/../lib/libhiercoll.so");
+        snprintf(slash, sizeof deflib - (size_t)(slash - deflib), "/../lib/libhiercoll%s.so",
+                 hc_family_suffix(BUILT_FOR));
         lib = deflib;
     }
     if (access(lib, R_OK) != 0) {
         fprintf(stderr, "hiercoll-pingpong: %s not found (use --lib)\n", lib);
         return 1;
     }
-    const char *launcher = getenv("MPIEXEC") ? getenv("MPIEXEC") : "mpiexec.mpich";
+    const char *launcher = getenv("MPIEXEC") ? getenv("MPIEXEC") : hc_family_launcher(BUILT_FOR);
     char tmp[] = "/tmp/hiercoll-pingpong.XXXXXX";
     if (!mkdtemp(tmp)) {
         perror("hiercoll-pingpong: mkdtemp");
