@@ -169,9 +169,11 @@ void hc_prof_own_time(uint64_t calls, uint64_t until_ns, uint64_t *run_ns, uint6
         firsts += t->first_done;
     }
     /* A rank whose threads made fewer calls than the first sample: their first calls stand
-     * for every call (on the high side). */
+     * for every call (on the high side), but no more than a sample may take: a first call
+     * that lost its core for milliseconds counts whole, once, not for each call after it. */
     double per_call = samples  ? (double)ns / (double)samples
-                      : firsts ? (double)first / (double)firsts
+                      : firsts ? HC_MIN((double)first / (double)firsts,
+                                        (double)HC_PROF_COST_DESCHEDULED_NS)
                                : 0;
     /* the process's age now, less the time since until_ns (read here, not in MPI_Init) */
     uint64_t age = process_age_ns(), since = hc_now_ns() - until_ns;

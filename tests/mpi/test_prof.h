@@ -381,9 +381,10 @@ static void tp_check_own_time(void)
     }
     HC_T_CHECK(calls == calls_of[busiest], "summary.txt: rank %d made %llu calls, functions.csv "
                "says %llu", busiest, calls, calls_of[busiest]);
-    /* Every wrapper marks its calls, so a rank that called has a mean; each call's recording
-     * is a hash update and a stack walk: nanoseconds to microseconds, not milliseconds. */
-    HC_T_CHECK(calls == 0 || (per_call > 0 && per_call < 1000000),
+    /* Every wrapper marks its calls, so a rank that called has a mean; a sample above 100 us
+     * (a rank that lost its core) is left out, and a first call that long stands for itself
+     * only: no mean above it. */
+    HC_T_CHECK(calls == 0 || (per_call > 0 && per_call <= 100000),
                "summary.txt: %llu ns a call over %llu calls", per_call, calls);
     HC_T_CHECK(rec_ms * 1e6 + 1e3 >= (double)(calls > 0 ? calls - 1 : 0) * (double)per_call,
                "summary.txt: recording %.3f ms < %llu calls x %llu ns", rec_ms, calls, per_call);
