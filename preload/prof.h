@@ -127,7 +127,7 @@ extern __thread uint64_t hc_prof_cost_from __attribute__((tls_model("initial-exe
 /* Where the program called the wrapper being recorded: its return address, taken by the
  * wrapper (0: none). At one frame of call site (the default) that frame is this address
  * whenever it lies outside the frames the unwinder skips, and prof_site.c reads it instead of
- * walking the stack: a walk cost 100-400 ns a call, most of the profiler's recording. */
+ * walking the stack: a walk cost 50-400 ns a call, most of the profiler's recording. */
 extern __thread uintptr_t hc_prof_caller __attribute__((tls_model("initial-exec")));
 static inline void hc_prof_returned_to(void *caller)
 {
