@@ -217,10 +217,11 @@ static const char *symbol_at(const hc_site_namer *n, module *m, uintptr_t pc)
         if (pc - s->addr > m->max_size)
             break;
         if (holds(s->addr, s->size, pc)) {
-            /* the first in the table of those that start there and hold pc */
-            while (i > 0 && m->syms[i - 1].addr == s->addr &&
-                   holds(m->syms[i - 1].addr, m->syms[i - 1].size, pc))
-                s = &m->syms[--i];
+            /* the first in the table of those that start there and hold pc, wherever a
+             * symbol between them does not */
+            for (size_t j = i; j-- > 0 && m->syms[j].addr == s->addr;)
+                if (holds(m->syms[j].addr, m->syms[j].size, pc))
+                    s = &m->syms[j];
             return s->name;
         }
     }

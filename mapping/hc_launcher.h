@@ -26,8 +26,9 @@ hc_mpi_family hc_launch_family(hc_launch_kind k);
 /* The family's launcher program: mpiexec.mpich, mpirun.openmpi. */
 const char *hc_family_launcher(hc_mpi_family f);
 /* Appends to args[*n...] the family's launcher options that set NAME=VALUE in every rank:
- * -genv NAME VALUE (Hydra), -x NAME=VALUE (Open MPI; the pair is allocated). */
-void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value);
+ * -genv NAME VALUE (Hydra), -x NAME=VALUE (Open MPI; the pair is allocated). 0, or -1 when
+ * out of memory (nothing appended). */
+int hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value);
 /* "mpich" / "ompi" (as given to --mpi) -> family; HC_UNKNOWN_MPI otherwise. */
 hc_mpi_family hc_family_named(const char *name);
 /* The suffix of the family's library and tools: "" (MPICH, and unknown), "-ompi". */

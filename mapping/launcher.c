@@ -47,13 +47,13 @@ const char *hc_family_launcher(hc_mpi_family f)
     return f == HC_OMPI ? "mpirun.openmpi" : "mpiexec.mpich";
 }
 
-void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
+int hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, const char *value)
 {
     if (f == HC_OMPI) {
         size_t len = strlen(name) + strlen(value) + 2;
         char *kv = malloc(len);
         if (!kv)
-            return;
+            return -1;
         snprintf(kv, len, "%s=%s", name, value);
         args[(*n)++] = "-x";
         args[(*n)++] = kv;
@@ -62,6 +62,7 @@ void hc_launcher_env(hc_mpi_family f, char **args, int *n, const char *name, con
         args[(*n)++] = (char *)name;
         args[(*n)++] = (char *)value;
     }
+    return 0;
 }
 
 hc_mpi_family hc_family_named(const char *name)

@@ -41,7 +41,7 @@ static inline int bcast_entry(void *buf, MPI_Count count, MPI_Datatype dt, int r
     if (rc == HC_FALLBACK)
         rc = vendor_bcast(buf, count, dt, root, comm, large);
     if (hc_prof_on) {
-        hc_prof_returned();
+        hc_prof_returned_to((void *)(site + 1)); /* the program's return address, inlined or not */
         hc_prof_bcast(t0, count, dt, root, comm);
     }
     return rc;
@@ -57,7 +57,7 @@ static inline int allreduce_entry(const void *sendbuf, void *recvbuf, MPI_Count 
     if (rc == HC_FALLBACK)
         rc = vendor_allreduce(sendbuf, recvbuf, count, dt, op, comm, large);
     if (hc_prof_on) {
-        hc_prof_returned();
+        hc_prof_returned_to((void *)(site + 1));
         hc_prof_allreduce(t0, count, dt, comm);
     }
     return rc;

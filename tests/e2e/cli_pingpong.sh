@@ -9,7 +9,7 @@ tool=$PWD/$BUILD/bin/hiercoll-pingpong$SUFFIX
 out=$(mktemp /tmp/hc-pingpong.XXXXXX)
 trap 'rm -f "$out"' EXIT
 (unset MPIEXEC; timeout -k 5 300 "$tool" --rounds 1 --reps 1 --iters 200) >"$out" 2>&1 ||
-    { cat "$out"; echo "FAIL: hiercoll-pingpong$SUFFIX exited $?"; exit 1; }
+    { rc=$?; cat "$out"; echo "FAIL: hiercoll-pingpong$SUFFIX exited $rc"; exit 1; }
 python3 - "$out" <<'PY' || { cat "$out"; echo "FAIL: the table"; exit 1; }
 import sys
 rows = {}

@@ -10,6 +10,7 @@
  * (the child mode, --child, is what the driver launches). MPIEXEC names the launcher; by
  * default the launcher and the library are those of the family this binary was built for
  * (hiercoll-pingpong: MPICH, hiercoll-pingpong-ompi: Open MPI). */
+#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -122,13 +123,16 @@ static int run_mode(int mode, const char *launcher, const char *self, const char
     hc_mpi_family fam = hc_launch_family(hc_launch_by_name(launcher));
     if (fam == HC_UNKNOWN_MPI)
         fam = BUILT_FOR;
+    int bad = 0; /* a mode without its variables must not be timed as if it had them */
     if (mode >= 1)
-        hc_launcher_env(fam, args, &na, "LD_PRELOAD", lib);
+        bad |= hc_launcher_env(fam, args, &na, "LD_PRELOAD", lib);
     if (mode >= 2) {
         snprintf(profdir, sizeof profdir, "%s/run%d", tmp, run);
-        hc_launcher_env(fam, args, &na, "HIERCOLL_PROFILE", profdir);
-        hc_launcher_env(fam, args, &na, "HIERCOLL_CALLSITES", mode == 3 ? "1" : "0");
+        bad |= hc_launcher_env(fam, args, &na, "HIERCOLL_PROFILE", profdir);
+        bad |= hc_launcher_env(fam, args, &na, "HIERCOLL_CALLSITES", mode == 3 ? "1" : "0");
     }
+    if (bad)
+        return -1;
     snprintf(it, sizeof it, "%d", iters);
     snprintf(rp, sizeof rp, "%d", reps);
     args[na++] = (char *)self;
@@ -140,8 +144,11 @@ static int run_mode(int mode, const char *launcher, const char *self, const char
     if (pipe(out) != 0)
         return -1;
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(out[0]);
+        close(out[1]);
         return -1;
+    }
     if (pid == 0) { /* the launcher: its output into the pipe, its complaints nowhere */
         dup2(out[1], STDOUT_FILENO);
         if (!freopen("/dev/null", "w", stderr))
@@ -166,7 +173,10 @@ static int run_mode(int mode, const char *launcher, const char *self, const char
     else
         close(out[0]);
     int status;
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    return w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
