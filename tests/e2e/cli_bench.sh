@@ -156,14 +156,20 @@ for size in (64, 65536):
     for algo in {r["algorithm"] for r in rows}:
         ratios = [float(r["ratio"]) for r in rows if int(r["bytes"]) == size and r["algorithm"] == algo]
         spread[algo] = (max(ratios), statistics.median(ratios))
-    best = "vendor"
-    for algo in dict.fromkeys(r["algorithm"] for r in rows):
-        w, m = spread[algo]
-        bw, bm = spread[best]
-        if w < bw * 0.95 or (w <= bw * 1.05 and m < bm * 0.95):
-            best = algo
+    # The tool compares exact ratios, the CSV has them to 3 decimals: at a boundary (a ratio
+    # printed 1.050 against a limit of 1.05) either side is right, so the choice is recomputed
+    # with the comparisons moved by half a printed unit each way.
+    def best_with(eps):
+        best = "vendor"
+        for algo in dict.fromkeys(r["algorithm"] for r in rows):
+            w, m = spread[algo]
+            bw, bm = spread[best]
+            if w < bw * 0.95 + eps or (w <= bw * 1.05 + eps and m < bm * 0.95 + eps):
+                best = algo
+        return best
+    allowed = {best_with(eps) for eps in (-0.0015, 0.0, 0.0015)}
     rule = [r for r in rules if r[0] == "bcast" and covers(r[1], size)][0]
-    assert rule[2:] == ["2", "1", best], (size, rule, spread)
+    assert len(rule) == 5 and rule[2:4] == ["2", "1"] and rule[4] in allowed, (size, rule, allowed, spread)
 PY
 mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_TUNING="$TMP/tune" "$PWD/$BUILD/bin/hiercoll-bench$SUFFIX" \
     --coll bcast --sizes 1K --iters 1
