@@ -1,6 +1,6 @@
 # hiercoll-pingpong in each family, with no MPIEXEC or --lib: it must launch itself with its own
-# family's launcher and library (the Open MPI build once passed MPICH's -genv to mpirun and
-# preloaded the MPICH library). The table's four modes are parsed back: every figure a
+# family's launcher and library (the Open MPI build once passed Hydra's -genv to
+# mpirun.openmpi and preloaded the MPICH library). The table's four modes are parsed back: every figure a
 # positive number, the vendor's row the yardstick (1.000), and the added costs recomputed.
 # hc-test: each-family
 . tests/e2e/mpi_family.bash
