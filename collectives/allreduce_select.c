@@ -155,8 +155,10 @@ static int builtin_choice(const hc_comm *c, long long bytes)
     return algo;
 }
 
-/* The algorithms worth timing for a size class: those that can run its largest call here.
- * The first is the starting choice. */
+/* The algorithms worth timing for a size class: each one, or the first of its fallbacks,
+ * that can run the class's largest call here (so the built-in choice is timed as what it
+ * would run: on one rank per host, single copy is the machine's ring, not left out). The
+ * first is the starting choice. */
 static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, int first,
                       int *cand)
 {
@@ -171,12 +173,14 @@ static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, 
                  HC_ALLREDUCE_VENDOR};
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < HC_LEARN_MAXCAND; i++) {
-        int dup = 0;
-        for (int k = 0; k < n; k++)
-            dup |= cand[k] == all[i];
+        int algo = all[i], dup = 0;
         hc_ar_plan trial;
-        if (!dup && plan_for(c, st, r, nmax > 0 ? nmax : 1, all[i], NULL, &trial))
-            cand[n++] = all[i];
+        while (!plan_for(c, st, r, nmax > 0 ? nmax : 1, algo, NULL, &trial))
+            algo = fallback_of(algo);
+        for (int k = 0; k < n; k++)
+            dup |= cand[k] == algo;
+        if (!dup)
+            cand[n++] = algo;
     }
     return n;
 }

@@ -11,6 +11,8 @@
 #     calls on a communicator are left untimed, and once no call of the round was timed).
 #  6. Two nodes with the single-copy node stage cross in segments under it; with
 #     HIERCOLL_ALLREDUCE_PAIR_SEG=0, a tuning rule's pair_seg=0, or on four nodes, they do not.
+#  7. One rank per node: the built-in choice (a node stage there is none of) is timed as
+#     what it runs, the machine's ring, beside the one ring and the vendor.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -83,4 +85,10 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-alg
     --sizes 8 --iters 100 --pattern fixed-fresh-stream --csv
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, learning"; head "$tmp/err"; exit 1; }
 expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
+
+mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
+    --coll allreduce --allreduce-algo auto --sizes 64K --iters 40 --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, one rank a node"; head "$tmp/err"; exit 1; }
+expect "one rank a node: the machine's ring is a candidate" \
+    "65536-131071 bytes: .*measured ( ring [0-9.]* us, ring1d [0-9.]* us"
 exit "$fail"
