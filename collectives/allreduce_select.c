@@ -31,6 +31,13 @@
  * 4 MiB with a round of trials among them took 1.08-1.12x HAN's time where the static
  * rule's single copy took 1.01-1.02 (docs/algorithms-allreduce.md, Against every peer). */
 #define HC_AR_LONG_CALLS_FROM (1024 * 1024)
+/* One rank per node (no node stage): from this size the one ring starts, below it the
+ * machine's lattice. The lattice's pairs exchange whole blocks at once, and a block's packets
+ * wait on the link behind the receiver's own; the one ring forwards packet by packet. On 4
+ * hosts x 1 at 100 Mbit/s the lattice (2x2) took 133 ms at 1 MiB against the one ring's
+ * 160-173, they tied at 2 MiB, and from 4 MiB the one ring took 15-20% less (at 1 Gbit/s
+ * 0-3% less; docs/algorithms-allreduce.md, Across hosts). */
+#define HC_AR_ONE_RING_FROM (2 * 1024 * 1024)
 /* The ring's pipeline packet, measured on the development machine
  * (docs/algorithms-allreduce.md). */
 #define HC_RING_PACKET_DEFAULT (128 * 1024)
@@ -135,8 +142,9 @@ static int fallback_of(int algo)
  * rounds, more bytes; which wins depends on the link, unknown at call time, so it hands over
  * where the vendor does (HC_VENDOR_AR_DOUBLING_BELOW): on 4 hosts x 1 rank a switch 4 KiB away
  * from the vendor's lost 1.3-1.45x (docs/algorithms-allreduce.md, Across hosts). Larger
- * vectors: the ring on the machine's lattice, one ring when nodes are uneven; from
- * HC_AR_NODES_CMA_MIN_BYTES its node dimension by single copy where the ranks may. */
+ * vectors: the ring on the machine's lattice, one ring when nodes are uneven or hold one
+ * rank each from HC_AR_ONE_RING_FROM; from HC_AR_NODES_CMA_MIN_BYTES the node dimension by
+ * single copy where the ranks may. */
 static int builtin_choice(const hc_comm *c, long long bytes)
 {
     int algo;
@@ -145,8 +153,10 @@ static int builtin_choice(const hc_comm *c, long long bytes)
     else if (bytes < HC_AR_RING_MIN_BYTES)
         algo = c->num_nodes == 2 || bytes < HC_VENDOR_AR_DOUBLING_BELOW ? HC_ALLREDUCE_LEADERS
                                                                        : HC_ALLREDUCE_SHM;
+    else if (!c->nodes_regular || (c->local_size == 1 && bytes >= HC_AR_ONE_RING_FROM))
+        algo = HC_ALLREDUCE_RING1D;
     else
-        algo = c->nodes_regular ? HC_ALLREDUCE_SHM : HC_ALLREDUCE_RING1D;
+        algo = HC_ALLREDUCE_SHM;
     long long cma_from = c->num_nodes == 1 ? hc_cfg.allreduce_cma_threshold.i
                                            : HC_MIN(hc_cfg.allreduce_cma_threshold.i,
                                                     (long long)HC_AR_NODES_CMA_MIN_BYTES);

@@ -12,7 +12,8 @@
 #  6. Two nodes with the single-copy node stage cross in segments under it; with
 #     HIERCOLL_ALLREDUCE_PAIR_SEG=0, a tuning rule's pair_seg=0, or on four nodes, they do not.
 #  7. One rank per node: the built-in choice (a node stage there is none of) is timed as
-#     what it runs, the machine's ring, beside the one ring and the vendor.
+#     what it runs, the machine's ring, beside the one ring and the vendor; without learning
+#     the lattice runs 1 MiB and the one ring 4 MiB.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -91,4 +92,9 @@ mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BE
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, one rank a node"; head "$tmp/err"; exit 1; }
 expect "one rank a node: the machine's ring is a candidate" \
     "65536-131071 bytes: .*measured ( ring [0-9.]* us, ring1d [0-9.]* us"
+mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 HIERCOLL_LEARN=off \
+    "$BENCH" --coll allreduce --allreduce-algo auto --sizes 1M,4M --iters 2 --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, one rank a node, large"; head "$tmp/err"; exit 1; }
+expect "one rank a node, 1 MiB: the lattice" "allreduce on 4 ranks: lattice 2x2 (ranks per node x nodes, cost model)"
+expect "one rank a node, 4 MiB: one ring" "allreduce on 4 ranks: lattice 4 (one ring)"
 exit "$fail"
