@@ -136,6 +136,17 @@ static int fallback_of(int algo)
     }
 }
 
+/* algo, or the first of its fallbacks that can run a call of n elements here; p its plan. */
+static int first_runnable(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n, int algo,
+                          const hc_params *params, hc_ar_plan *p)
+{
+    while (!plan_for(c, st, r, n, algo, params, p)) {
+        algo = fallback_of(algo);
+        params = NULL;
+    }
+    return algo;
+}
+
 /* The built-in rule. One node: shared memory (single copy from the CMA threshold on).
  * Several: small vectors through the leaders' recursive doubling, which among more than two
  * leaders moves log2(L) whole vectors per leader where a ring moves 2(L-1)/L of one: fewer
@@ -183,10 +194,8 @@ static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, 
                  HC_ALLREDUCE_VENDOR};
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < HC_LEARN_MAXCAND; i++) {
-        int algo = all[i], dup = 0;
         hc_ar_plan trial;
-        while (!plan_for(c, st, r, nmax > 0 ? nmax : 1, algo, NULL, &trial))
-            algo = fallback_of(algo);
+        int algo = first_runnable(c, st, r, nmax > 0 ? nmax : 1, all[i], NULL, &trial), dup = 0;
         for (int k = 0; k < n; k++)
             dup |= cand[k] == algo;
         if (!dup)
@@ -321,11 +330,10 @@ void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n
                               : start;
     }
     const hc_params *params = rule && rule->algo == algo ? &rule->params : NULL;
-    while (!plan_for(c, st, r, n, algo, params, p)) {
-        algo = fallback_of(algo);
-        params = NULL;
+    int asked = algo;
+    algo = first_runnable(c, st, r, n, algo, params, p);
+    if (algo != asked)
         p->measure = 0; /* not the candidate the learner asked for */
-    }
     if (algo != HC_ALLREDUCE_VENDOR)
         announce_lattice(c, st, p);
 }
