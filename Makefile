@@ -44,8 +44,15 @@ CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 INCLUDES := -Icommon -Imapping -Icollectives -Ipreload -I/usr/include/scotch
-CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS) $(INCLUDES) -MMD -MP $(EXTRA_CFLAGS)
-LIBS_SYS  := -lhwloc -lnuma -lunwind -lmetis -lscotch -lscotcherr -lm -lpthread -ldl
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS) $(INCLUDES) $(LATE_LIBS) \
+             -MMD -MP $(EXTRA_CFLAGS)
+LIBS_SYS  := -lhwloc -lnuma -lm -lpthread -ldl
+# METIS, Scotch and libunwind are opened on first use, not linked (common/hc_late_lib.h says
+# why): their sonames as this machine's linker would find them, for dlopen.
+soname    = $(shell readelf -d "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | \
+                    sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+LATE_LIBS := $(foreach l,metis scotch unwind,$(if $(call soname,$(l)),\
+                 -DHC_$(shell echo $(l) | tr a-z A-Z)_SONAME='"$(call soname,$(l))"'))
 
 COMMON_SRC  := $(wildcard common/*.c)
 MAPPING_SRC := $(wildcard mapping/*.c)

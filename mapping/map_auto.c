@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hc_map.h"
+#include "hc_partitioners.h"
 #include "hc_util.h"
 
 static const char *const names[] = {"auto", "tmmgp", "tmgt", "tml",
@@ -33,6 +34,14 @@ static int run_one(const hc_graph *g, const hc_machine *m, hc_map_algo a, unsign
     case HC_MAPALGO_SCOTCH: return hc_map_scotch(g, m, seed, variant, map);
     default: return -1;
     }
+}
+
+/* Why an algorithm's library cannot be opened (NULL: it needs none, or it opened). */
+static const char *missing_library(hc_map_algo a)
+{
+    if (a == HC_MAPALGO_TMMGP || a == HC_MAPALGO_TMMGP_PAPER || a == HC_MAPALGO_TMMGP_BISECT)
+        return hc_metis() ? NULL : hc_metis_error();
+    return a == HC_MAPALGO_SCOTCH && !hc_scotch() ? hc_scotch_error() : NULL;
 }
 
 /* The winner refined once more, a move that takes ranks off the maximum now free to raise the
@@ -75,6 +84,12 @@ int hc_map_compute(const hc_graph *g, const hc_machine *m, hc_map_algo algo, uns
     }
     if (algo != HC_MAPALGO_AUTO) {
         if (run_one(g, m, algo, seed, 0, map) < 0) {
+            const char *why = missing_library(algo);
+            if (why) {
+                snprintf(err, errlen, "%s needs a library that cannot be opened: %s",
+                         names[algo], why);
+                return -1;
+            }
             snprintf(err, errlen, "%s is not applicable to this machine%s", names[algo],
                      m->matrix ? " (a bandwidth matrix has no tree to partition)" : "");
             return -1;

@@ -4,11 +4,11 @@
  * take it from there. Scotch's own random state is kept in a context seeded from the seed,
  * so results repeat, and it runs in the calling thread. */
 #include <math.h>
-#include <scotch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hc_map.h"
+#include "hc_partitioners.h"
 
 /* gmap's default (quality first, 5% imbalance, which sometimes shares a core), the same
  * without imbalance, balance enforced, recursive bipartitioning only, and the last two with
@@ -82,6 +82,9 @@ int hc_map_scotch(const hc_graph *g, const hc_machine *m, unsigned seed, int str
         return -1;
     if (M == 0)
         return 0;
+    const hc_scotch_fns *scotch = hc_scotch();
+    if (!scotch)
+        return -1;
     long long nadj = g->xadj[M];
     double scale = hc_map_scotch_scale(g, m);
     SCOTCH_Num *vert = malloc(sizeof(SCOTCH_Num) * ((size_t)M + 1));
@@ -111,34 +114,35 @@ int hc_map_scotch(const hc_graph *g, const hc_machine *m, unsigned seed, int str
     SCOTCH_Graph graph, bound;
     SCOTCH_Arch tree, sub;
     SCOTCH_Strat strat;
-    int have_ctx = SCOTCH_contextInit(&ctx) == 0, have_graph = 0, have_bound = 0;
+    int have_ctx = scotch->SCOTCH_contextInit(&ctx) == 0, have_graph = 0, have_bound = 0;
     int have_tree = 0, have_sub = 0, have_strat = 0;
     if (!have_ctx)
         goto out;
-    SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
-    SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)(seed & 0x7fffffff));
-    have_graph = SCOTCH_graphInit(&graph) == 0;
-    have_tree = have_graph && SCOTCH_archInit(&tree) == 0;
-    have_strat = have_tree && SCOTCH_stratInit(&strat) == 0;
-    if (!have_strat || SCOTCH_contextThreadSpawn(&ctx, 1, NULL) != 0 ||
-        SCOTCH_graphBuild(&graph, 0, M, vert, NULL, NULL, NULL, (SCOTCH_Num)nadj, edge, wgt) != 0 ||
-        SCOTCH_graphInit(&bound) != 0)
+    scotch->SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+    scotch->SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)(seed & 0x7fffffff));
+    have_graph = scotch->SCOTCH_graphInit(&graph) == 0;
+    have_tree = have_graph && scotch->SCOTCH_archInit(&tree) == 0;
+    have_strat = have_tree && scotch->SCOTCH_stratInit(&strat) == 0;
+    if (!have_strat || scotch->SCOTCH_contextThreadSpawn(&ctx, 1, NULL) != 0 ||
+        scotch->SCOTCH_graphBuild(&graph, 0, M, vert, NULL, NULL, NULL, (SCOTCH_Num)nadj, edge,
+                                  wgt) != 0 ||
+        scotch->SCOTCH_graphInit(&bound) != 0)
         goto done;
     have_bound = 1;
-    if (SCOTCH_contextBindGraph(&ctx, &graph, &bound) != 0 ||
-        SCOTCH_archTleaf(&tree, t.n, sizes, links) != 0)
+    if (scotch->SCOTCH_contextBindGraph(&ctx, &graph, &bound) != 0 ||
+        scotch->SCOTCH_archTleaf(&tree, t.n, sizes, links) != 0)
         goto done;
     SCOTCH_Arch *target = &tree;
     if (navailable < N) { /* a partly occupied machine: the free cores only */
-        if (SCOTCH_archInit(&sub) != 0)
+        if (scotch->SCOTCH_archInit(&sub) != 0)
             goto done;
         have_sub = 1;
-        if (SCOTCH_archSub(&sub, &tree, navailable, cores) != 0)
+        if (scotch->SCOTCH_archSub(&sub, &tree, navailable, cores) != 0)
             goto done;
         target = &sub;
     }
-    if (SCOTCH_stratGraphMapBuild(&strat, st->flags, navailable, st->balance) != 0 ||
-        SCOTCH_graphMap(&bound, target, &strat, part) != 0)
+    if (scotch->SCOTCH_stratGraphMapBuild(&strat, st->flags, navailable, st->balance) != 0 ||
+        scotch->SCOTCH_graphMap(&bound, target, &strat, part) != 0)
         goto done;
     rc = 0;
     for (int v = 0; v < M && rc == 0; v++) {
@@ -151,16 +155,16 @@ int hc_map_scotch(const hc_graph *g, const hc_machine *m, unsigned seed, int str
         rc = hc_map_make_injective(m, map, M);
 done:
     if (have_bound)
-        SCOTCH_graphExit(&bound);
+        scotch->SCOTCH_graphExit(&bound);
     if (have_sub)
-        SCOTCH_archExit(&sub);
+        scotch->SCOTCH_archExit(&sub);
     if (have_strat)
-        SCOTCH_stratExit(&strat);
+        scotch->SCOTCH_stratExit(&strat);
     if (have_tree)
-        SCOTCH_archExit(&tree);
+        scotch->SCOTCH_archExit(&tree);
     if (have_graph)
-        SCOTCH_graphExit(&graph);
-    SCOTCH_contextExit(&ctx);
+        scotch->SCOTCH_graphExit(&graph);
+    scotch->SCOTCH_contextExit(&ctx);
 out:
     free(vert);
     free(edge);

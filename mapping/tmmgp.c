@@ -7,11 +7,11 @@
  * of 54 cases with k-way, 7 with bisection; docs/algorithms-mapping.md).
  * hc_map_tmmgp_bisect does the bisections itself, to choose among equal cuts by the max. */
 #include <math.h>
-#include <metis.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hc_map.h"
+#include "hc_partitioners.h"
 
 void hc_map_tmgp_params(int M, int cL1, int *k, int *s)
 {
@@ -154,6 +154,9 @@ static int partition(const hc_sub *s, int k, const int *cap, unsigned seed, int 
         }
         return 0;
     }
+    const hc_metis_fns *metis = hc_metis();
+    if (!metis)
+        return -1;
     idx_t n = s->n, ncon = 1, nparts = k, objval;
     real_t *tpw = malloc(sizeof(real_t) * (size_t)k);
     if (!tpw)
@@ -162,14 +165,15 @@ static int partition(const hc_sub *s, int k, const int *cap, unsigned seed, int 
         tpw[p] = (real_t)((double)cap[p] / (double)capsum);
     real_t ub = 1.001f;
     idx_t opt[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(opt);
+    metis->METIS_SetDefaultOptions(opt);
     opt[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
     opt[METIS_OPTION_NUMBERING] = 0;
     opt[METIS_OPTION_NCUTS] = tries;
-    int rc = bisect ? METIS_PartGraphRecursive(&n, &ncon, s->xadj, s->adjncy, NULL, NULL,
-                                               s->adjwgt, &nparts, tpw, &ub, opt, &objval, part)
-                    : METIS_PartGraphKway(&n, &ncon, s->xadj, s->adjncy, NULL, NULL, s->adjwgt,
-                                          &nparts, tpw, &ub, opt, &objval, part);
+    int rc = bisect ? metis->METIS_PartGraphRecursive(&n, &ncon, s->xadj, s->adjncy, NULL,
+                                                      NULL, s->adjwgt, &nparts, tpw, &ub, opt,
+                                                      &objval, part)
+                    : metis->METIS_PartGraphKway(&n, &ncon, s->xadj, s->adjncy, NULL, NULL,
+                                                 s->adjwgt, &nparts, tpw, &ub, opt, &objval, part);
     free(tpw);
     if (rc != METIS_OK)
         return -1;

@@ -1,15 +1,17 @@
-/* Call sites: the return addresses of the user's MPI call, captured with libunwind on the hot
- * path, kept raw, and turned into module + offset (stable under address-space randomisation)
+/* Call sites: the return addresses of the user's MPI call, captured on the hot path (the
+ * wrapper's own return address for one frame, libunwind's walk for more), kept raw, and turned into module + offset (stable under address-space randomisation)
  * and the nearest dynamic symbol only at finalize. file:line is left to `hiercoll report` (addr2line). */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <elf.h>
+#include <execinfo.h>
 #include <libunwind.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hc_late_lib.h"
+#include "hc_log.h"
 #include "hc_site.h"
 #include "prof.h"
 
@@ -44,8 +46,23 @@ static int find_objects(struct dl_phdr_info *info, size_t size, void *self_base)
     return 0;
 }
 
+/* The stack walk: libunwind's, opened on first use (common/hc_late_lib.h says why it is not
+ * linked); glibc's backtrace where it cannot be opened. */
+static __typeof__(unw_backtrace) *walk_stack;
+static hc_late_lib unwind_lib = HC_LATE_LIB(HC_UNWIND_SONAME);
+
+static void open_unwind(void)
+{
+    void *h = hc_late_open(&unwind_lib);
+    void *fn = h ? hc_late_sym(&unwind_lib, h, "unw_backtrace") : NULL;
+    walk_stack = fn ? (__typeof__(unw_backtrace) *)fn : backtrace;
+    if (!fn)
+        hc_warn("call sites: %s; glibc's backtrace walks the stack instead", unwind_lib.why);
+}
+
 void hc_prof_site_init(void)
 {
+    pthread_once(&unwind_lib.once, open_unwind);
     Dl_info self;
     nskip = 0;
     if (dladdr((void *)hc_prof_site_init, &self))
@@ -99,7 +116,7 @@ void hc_prof_site_record(hc_prof_thread *t, int fn, uint64_t bytes, uint64_t tic
         /* the walk's first frame outside the skipped objects: the same address */
         pc[depth++] = caller - 1;
     } else {
-        int n = unw_backtrace(raw, hc_prof_depth + 8);
+        int n = walk_stack(raw, hc_prof_depth + 8);
         for (int i = 0; i < n && depth < hc_prof_depth; i++)
             if (!skipped((uintptr_t)raw[i]))
                 pc[depth++] = (uintptr_t)raw[i] - 1; /* inside the call instruction */
