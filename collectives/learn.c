@@ -94,8 +94,10 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
     e->round_first = (e->round_first + 1) % e->ncand;
     memset(e->dropped, 0, sizeof e->dropped);
     memset(e->nsample, 0, sizeof e->nsample);
-    /* A check need not time again, every time, what was far slower when last measured. */
-    if (phase == HC_LEARN_CHECK && e->local && ++e->checks % HOPELESS_CHECK_EVERY != 0)
+    /* A check need not time again, every time, what was far slower when last measured.
+     * Where ranks agree, the times compared are the agreed ones and every rank counts the
+     * same checks: all skip alike. */
+    if (phase == HC_LEARN_CHECK && ++e->checks % HOPELESS_CHECK_EVERY != 0)
         for (int i = 0; i < e->ncand; i++)
             e->dropped[i] = i != e->current && e->time[i] > HOPELESS * e->time[e->current] &&
                             e->time[e->current] > 0;
@@ -256,8 +258,12 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
     double margin = was_try ? KEEP_MARGIN : CHECK_MARGIN;
     if (best != e->current && t[e->current] > 0 && t[best] > t[e->current] * (1 - margin))
         best = e->current; /* within the noise: keep what runs */
-    if (!was_try && best != old) {
-        /* A CHECK saw a better candidate: confirm with a full round before changing. */
+    /* A CHECK saw a better candidate, or the choice's own time moved as far as the watch
+     * would notice (where ranks agree, nothing watches between checks, and a check may have
+     * skipped what was hopeless before): a full round before anything changes. */
+    int moved = e->settled_us > 0 && (t[old] > WATCH_FACTOR * e->settled_us ||
+                                      t[old] * WATCH_FACTOR < e->settled_us);
+    if (!was_try && (best != old || moved)) {
         start_round(e, HC_LEARN_TRY, e->calls);
         return 0;
     }

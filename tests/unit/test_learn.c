@@ -19,6 +19,7 @@ typedef struct sim {
     unsigned seed;
     double spent, best_possible; /* time the calls took, and with the best each time */
     long trials;                 /* calls that ran something else than the best */
+    long ran[HC_LEARN_MAXCAND];  /* calls of each candidate */
 } sim;
 
 static void sim_init(sim *s, int n, int origin, int local)
@@ -50,6 +51,7 @@ static void run(sim *s, const double *cost, long calls)
         s->spent += us;
         s->best_possible += best;
         s->trials += cost[i] > best * 1.05;
+        s->ran[i]++;
     }
 }
 
@@ -128,6 +130,25 @@ HC_TEST(agreed_keys_find_a_change_at_the_next_check)
     HC_CHECK_EQ_INT(s.e.current, 1);
     run(&s, after, 1100);
     HC_CHECK_EQ_INT(s.e.current, 0);
+}
+
+/* Where ranks agree too, a candidate far slower when last measured (here 8x) takes part in
+ * one check in four only (every rank skips alike: the times are the agreed ones), and one
+ * merely slower (1.5x) in every check. */
+HC_TEST(agreed_keys_check_a_hopeless_candidate_less_often)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 0);
+    double cost[] = {7.5, 5, 40};
+    run(&s, cost, 100);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+    long slower = s.ran[0], hopeless = s.ran[2];
+    run(&s, cost, 20000);
+    slower = s.ran[0] - slower;
+    hopeless = s.ran[2] - hopeless;
+    HC_CHECK_MSG(slower > 0 && 3 * hopeless <= slower,
+                 "in checks: the 1.5x candidate %ld calls, the 8x one %ld", slower, hopeless);
+    HC_CHECK_EQ_INT(s.e.current, 1);
 }
 
 /* Long calls (an agreed key, hc_learn_long_calls): the key keeps its start for twice the
