@@ -1,7 +1,15 @@
 /* One table line from the rows of one key (collective, pattern, size, half): in one run a
- * single row, with merged runs one row per run. Times from different runs are never divided
- * by each other, since this machine's speed drifts 2x within minutes: every ratio is taken
- * inside one run, then its median over the runs is shown. */
+ * single row, with merged runs one row per run. Times from different runs are divided by each
+ * other only where no run holds both, since this machine's speed drifts 2x within minutes: a
+ * ratio is taken inside one run, then its median over the runs is shown.
+ *
+ * The first peer is the default collective (the first launch's), which hiercoll calls for what
+ * it does not run itself. A run without it launched another of Open MPI's peers in its place
+ * (HAN, sm: one launch each), and hiercoll's paths there ran on top of that peer, learning
+ * between it and their own algorithms: not what a user gets from the preload alone. Those runs
+ * give the peer's time only, and the peer is compared with hiercoll's paths across runs:
+ * median over the peer's runs against median over the default's runs, the launches having
+ * alternated round after round. */
 #include <string.h>
 
 #include "bench.h"
@@ -49,6 +57,32 @@ static void add_ran(char *ran, size_t len, const char *plan)
     snprintf(ran + n, len - n, "%s%s", n ? "/" : "", plan);
 }
 
+/* Whether hiercoll's paths in row x ran on the default collective (see the top). */
+static int shipped(const row *x) { return x->s[0].median > 0; }
+
+/* Path q's time relative to path d's: the median of q / d over the runs that timed both
+ * (hiercoll's paths only in shipped runs), else their medians' ratio across runs; 0 when
+ * either was never timed. */
+static double relative(const report *r, const row *const *rows, int n, int q, int d)
+{
+    int npeers = r->npeers[rows[0]->which], k = 0, mq = 0, md = 0;
+    double rel[MAX_RUNS], vq[MAX_RUNS], vd[MAX_RUNS];
+    for (int i = 0; i < n; i++) {
+        int ok = shipped(rows[i]);
+        double tq = q < npeers || ok ? rows[i]->s[q].median : 0;
+        double td = d < npeers || ok ? rows[i]->s[d].median : 0;
+        if (tq > 0)
+            vq[mq++] = tq;
+        if (td > 0)
+            vd[md++] = td;
+        if (tq > 0 && td > 0)
+            rel[k++] = tq / td;
+    }
+    if (k)
+        return median_of(rel, k);
+    return mq && md ? median_of(vq, mq) / median_of(vd, md) : 0;
+}
+
 int cell_of(const report *r, const row *key, cell *c)
 {
     enum coll which = key->which;
@@ -65,31 +99,20 @@ int cell_of(const report *r, const row *key, cell *c)
     double v[MAX_RUNS], best_rel = 0;
     int m, y = c->yardstick;
     for (int q = 0; q < npeers; q++) {
-        int k = 0;
         m = 0;
-        double rel[MAX_RUNS];
-        for (int i = 0; i < n; i++) {
-            if (rows[i]->s[q].median <= 0)
-                continue;
-            v[m++] = rows[i]->s[q].median;
-            if (y >= 0 && rows[i]->s[y].median > 0)
-                rel[k++] = rows[i]->s[q].median / rows[i]->s[y].median;
-        }
+        for (int i = 0; i < n; i++)
+            if (rows[i]->s[q].median > 0)
+                v[m++] = rows[i]->s[q].median;
         c->peer_us[q] = median_of(v, m);
-        double x = y >= 0 ? median_of(rel, k) : c->peer_us[q];
+        double x = y >= 0 && n ? relative(r, rows, n, q, y) : c->peer_us[q];
         if (m && x > 0 && (c->best < 0 || x < best_rel))
             c->best = q, best_rel = x;
     }
-    for (int q = npeers; q < np && c->best >= 0; q++) {
-        m = 0;
-        for (int i = 0; i < n; i++)
-            if (rows[i]->s[q].median > 0 && rows[i]->s[c->best].median > 0)
-                v[m++] = rows[i]->s[q].median / rows[i]->s[c->best].median;
-        c->ratio[q] = median_of(v, m);
-    }
+    for (int q = npeers; q < np && c->best >= 0; q++)
+        c->ratio[q] = relative(r, rows, n, q, c->best);
     m = 0;
     for (int i = 0; i < n && y >= 0; i++)
-        if (rows[i]->s[y].median > 0)
+        if (rows[i]->s[y].median > 0 && shipped(rows[i]))
             v[m++] = rows[i]->s[y].median;
     c->yard_us = median_of(v, m);
     if (a >= 0) {
@@ -97,7 +120,7 @@ int cell_of(const report *r, const row *key, cell *c)
         m = 0;
         for (int i = 0; i < n; i++) {
             int f = best_fixed_in(r, rows[i], a);
-            if (f < 0 || rows[i]->s[a].median <= 0)
+            if (f < 0 || rows[i]->s[a].median <= 0 || !shipped(rows[i]))
                 continue;
             v[m++] = rows[i]->s[a].median / rows[i]->s[f].median;
             if (++wins[f] > (c->best_fixed >= 0 ? wins[c->best_fixed] : 0))
@@ -109,7 +132,7 @@ int cell_of(const report *r, const row *key, cell *c)
     for (int q = 0; q < np; q++) {
         m = 0;
         for (int i = 0; i < n; i++)
-            if (rows[i]->s[q].median > 0)
+            if (rows[i]->s[q].median > 0 && (q < npeers || shipped(rows[i])))
                 v[m++] = rows[i]->link[q];
         c->link[q] = median_of(v, m);
     }
