@@ -105,10 +105,12 @@ static void retype(const void *src, MPI_Count scount, MPI_Datatype stype, void *
 static int run_engine(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_red *r,
                       const void *sb, void *rb, int64_t n)
 {
-    uint64_t t0 = p->measure == HC_LEARN_SAMPLE ? hc_now_ns() : 0;
+    uint64_t t0 = p->measure ? hc_now_ns() : 0;
     int rc = hc_allreduce_engines[hc_allreduce_engine_of[p->algo]].run(c, st, p, r, sb, rb, n);
-    if (p->measure == HC_LEARN_SAMPLE)
-        hc_learn_sample(p->learn, p->cand, (double)(hc_now_ns() - t0) / 1e3);
+    if (p->measure)
+        hc_arlearn_timed(p, t0, hc_now_ns());
+    else if (p->learn)
+        p->learn->last_end = 0; /* the key's next call has no timed call to count from */
     return rc;
 }
 

@@ -22,7 +22,8 @@ typedef struct hc_ar_plan {
     size_t pair_seg;          /* two nodes, single copy: segment of the exchange (0: ring) */
     hc_learn_entry *learn;    /* the learner's entry that chose it, or NULL */
     int cand;
-    int measure;              /* HC_LEARN_SAMPLE: time this call (every rank alike) */
+    int measure;              /* HC_LEARN_SAMPLE: time this call (every rank alike);
+                                 HC_LEARN_STAMP: only mark its end, the next counts from it */
 } hc_ar_plan;
 
 /* The algorithm every rank takes for a call of `bytes` on c without measuring: the info key,
@@ -62,6 +63,9 @@ extern const int hc_allreduce_engine_of[HC_ALLREDUCE_COUNT];
 /* Learning with every rank agreeing (allreduce_learn.c): at the end of a round the ranks'
  * times are combined (the slowest rank's median per algorithm) and every rank decides alike. */
 void hc_arlearn_round(hc_ar_state *st, hc_learn_entry *e);
+/* A call the plan asked to time (p->measure) ran from t0 to end (ns): a sample for a
+ * HC_LEARN_SAMPLE call, counted from the key's previous call; the mark the next counts from. */
+void hc_arlearn_timed(const hc_ar_plan *p, uint64_t t0, uint64_t end);
 
 /* Point-to-point ring on lattice lat (normalised) for this rank (coords): reduce-scatter
  * over dimensions k0 .. d-1 starting from the segment [off, off+len), then allgather back,

@@ -179,18 +179,22 @@ static int builtin_choice(const hc_comm *c, long long bytes)
 /* The algorithms worth timing for a size class: each one, or the first of its fallbacks,
  * that can run the class's largest call here (so the built-in choice is timed as what it
  * would run: on one rank per host, single copy is the machine's ring, not left out). The
- * first is the starting choice. */
+ * first is the starting choice. Across nodes below the rings' size only the leaders' exchange,
+ * the staged node stage and the vendor, and no ring (the staged stage gives way to the
+ * machine's ring where nodes hold one rank): there the rings' latencies lost to all of them,
+ * and single copy took what the staged stage takes (within 3%, HC_AR_NODES_CMA_MIN_BYTES)
+ * while each candidate timed costs every round a block of calls. */
 static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, int first,
                       int *cand)
 {
     int64_t nmax = (int64_t)((((uint64_t)2 << sclass) - 1) / (uint64_t)r->extent);
     long long bytes = nmax * r->extent;
-    int multi = c->num_nodes > 1;
+    int multi = c->num_nodes > 1, small_across = multi && bytes < HC_AR_RING_MIN_BYTES;
     int all[] = {first,
-                 multi && bytes < HC_AR_RING_MIN_BYTES ? HC_ALLREDUCE_LEADERS : HC_ALLREDUCE_SHM,
+                 small_across ? HC_ALLREDUCE_LEADERS : HC_ALLREDUCE_SHM,
                  HC_ALLREDUCE_SHM,
-                 HC_ALLREDUCE_SHM_CMA,
-                 multi ? HC_ALLREDUCE_RING1D : HC_ALLREDUCE_VENDOR,
+                 small_across ? HC_ALLREDUCE_SHM : HC_ALLREDUCE_SHM_CMA,
+                 multi && !small_across ? HC_ALLREDUCE_RING1D : HC_ALLREDUCE_VENDOR,
                  HC_ALLREDUCE_VENDOR};
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < HC_LEARN_MAXCAND; i++) {
@@ -198,7 +202,8 @@ static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, 
         int algo = first_runnable(c, st, r, nmax > 0 ? nmax : 1, all[i], NULL, &trial), dup = 0;
         for (int k = 0; k < n; k++)
             dup |= cand[k] == algo;
-        if (!dup)
+        int ring = algo == HC_ALLREDUCE_RING || algo == HC_ALLREDUCE_RING1D;
+        if (!dup && !(small_across && ring && i > 0))
             cand[n++] = algo;
     }
     return n;
@@ -275,6 +280,8 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         hc_learn_init(e, k, cand, n, 0, origin, 0);
         if (((uint64_t)1 << k.sclass) >= HC_AR_LONG_CALLS_FROM)
             hc_learn_long_calls(e);
+        else if (c->num_nodes > 1)
+            hc_learn_settling_calls(e);
         if (origin == HC_ORIGIN_SAVED) {
             announce_choice(c, e, "learned in an earlier run (tuning file)");
             e->announced = 1;

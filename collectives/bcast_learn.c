@@ -4,11 +4,10 @@
  * its slowest reader was done) to the end of this one: what runs between them (the program's
  * own work, the root's rewriting of its buffer) pays for side effects an algorithm leaves in
  * the caches, and a single copy out of a buffer the root then rewrites costs it dearly there
- * (docs/tuning.md, Learning). The time between the calls counts up to GAP_CAP times the call's
- * own (entry to the slowest reader's end): a program that works far longer than it
- * broadcasts would drown the algorithms' differences in the noise of its own work (in the
- * bench's latency patterns, 800 us of checking around a 25-50 us call made the learner pick
- * either of two algorithms 2x apart). Samples are taken in blocks of consecutive calls of one
+ * (docs/tuning.md, Learning). The time between the calls counts up to HC_LEARN_GAP_CAP times
+ * the call's own (entry to the slowest reader's end): in the bench's latency patterns, 800 us
+ * of checking around a 25-50 us call made the learner pick either of two algorithms 2x apart
+ * when all of it counted. Samples are taken in blocks of consecutive calls of one
  * algorithm, so the previous call is the key's own. Where it is not (the key's first call of a
  * block follows another key's), the call counts from the root's entry, or from when the
  * readers left the call before if they were later. Readers of a timed call (its cells carry
@@ -24,7 +23,6 @@
 /* Timed calls whose stamps are not all back yet: a root may run as many calls ahead of its
  * slowest reader as it has cells (64), and with more ranks than cores readers do lag that far. */
 #define PENDING_MAX 64
-#define GAP_CAP 4
 
 typedef struct pending {
     hc_learn_entry *e;
@@ -100,7 +98,7 @@ void hc_blearn_collect_pending(hc_bstate *st)
         uint64_t start = p->t0, own = end - p->t0;
         if (p->g_first > 0 && readers_done(st, p->g_first - 1, &before) == 1) {
             if (p->follows && before < start)
-                start = p->t0 - HC_MIN(p->t0 - before, GAP_CAP * own);
+                start = p->t0 - HC_MIN(p->t0 - before, HC_LEARN_GAP_CAP * own);
             else if (before > start && before < end)
                 start = before;
         }

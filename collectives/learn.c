@@ -9,13 +9,14 @@
  *   of a few dozen calls of a megabyte and more, whose every trial of a slower path costs
  *   milliseconds, keeps the static rule, and one that goes on spends at most a third of
  *   its calls up to the round's end on it.
- * - A TRY round runs every candidate in blocks of e->block calls (HC_LEARN_TRY_BLOCK, or 2
- *   where the calls are long), TRY_PASSES times round, the
+ * - A TRY round runs every candidate in blocks of e->block calls (HC_LEARN_TRY_BLOCK, 2
+ *   where the calls are long, 8 where they settle slowly), TRY_PASSES times round, the
  *   first block of each round going to the next candidate in turn: the machine's drift (2x
- *   within minutes here) then falls on all of them. The first call of a block is not timed:
- *   it pays for the switch from another algorithm (cold lines, a path's first use: MPICH's
- *   own broadcast takes its fast path only from a communicator's sixth collective, and a
- *   first single copy maps the peers), which is not what the algorithm costs in a loop.
+ *   within minutes here) then falls on all of them. The first call of a block (the first two
+ *   of a block of 8) is not timed: it pays for the switch from another algorithm (cold
+ *   lines, a path's first use: MPICH's own broadcast takes its fast path only from a
+ *   communicator's sixth collective, and a first single copy maps the peers), which is not
+ *   what the algorithm costs in a loop.
  * - The median of a candidate's samples decides; the choice changes only for a gain of more
  *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise.
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
@@ -66,6 +67,7 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
     e->origin = origin;
     e->local = local;
     e->block = HC_LEARN_TRY_BLOCK;
+    e->untimed = 1;
     e->warm = HC_LEARN_WARM_CALLS;
     e->check_gap = FIRST_CHECK;
     e->phase = HC_LEARN_WARM;
@@ -83,6 +85,12 @@ void hc_learn_long_calls(hc_learn_entry *e)
     e->block = 2;
     int round = e->ncand * e->block * TRY_PASSES;
     e->warm = 2 * round > HC_LEARN_WARM_CALLS ? 2 * round : HC_LEARN_WARM_CALLS;
+}
+
+void hc_learn_settling_calls(hc_learn_entry *e)
+{
+    e->block = 8;
+    e->untimed = 2;
 }
 
 /* A round whose first call is call number `first` (0-based) at this key. */
@@ -142,8 +150,8 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
     int i = (int)((p / block + (uint64_t)e->round_first) % (uint64_t)e->ncand);
     if (e->dropped[i])
         return e->current;
-    /* The block's first call warms the path: only its end is stamped. */
-    *measure = p % block != 0 ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
+    /* The block's first calls warm the path: only their ends are stamped. */
+    *measure = p % block >= (uint64_t)e->untimed ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
     return i;
 }
 
@@ -225,7 +233,7 @@ int hc_learn_round_over(const hc_learn_entry *e)
     if (!e->local)
         return 1;
     /* Deciding alone, samples come back late: wait for them, a few calls at most. */
-    int expect = (e->block - 1) * passes_of(e->round_kind);
+    int expect = (e->block - e->untimed) * passes_of(e->round_kind);
     int complete = 1;
     for (int i = 0; i < e->ncand; i++)
         complete &= e->dropped[i] || e->nsample[i] >= (expect > 1 ? expect - 1 : expect);

@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 #define HC_LEARN_MAXCAND 6
-/* Samples kept per candidate in a round (the median decides). */
-#define HC_LEARN_SAMPLES 8
+/* Samples kept per candidate in a round (the median decides): two passes of blocks of 8
+ * with 2 untimed give 12. */
+#define HC_LEARN_SAMPLES 12
 
 /* Where a plan came from, in the order the selector asks (docs/tuning.md). */
 enum hc_origin {
@@ -51,8 +52,9 @@ typedef struct hc_learn_entry {
     int phase;
     int local;                  /* decided by this rank alone: may drop a hopeless candidate
                                    in the middle of a round */
-    int block;                  /* calls per candidate's block in a round (the first one
-                                   untimed): HC_LEARN_TRY_BLOCK, or 2 where calls are long */
+    int block;                  /* calls per candidate's block in a round: HC_LEARN_TRY_BLOCK,
+                                   2 where calls are long, 8 where they settle slowly */
+    int untimed;                /* of which the first ones are not timed: 1, or 2 */
     int warm;                   /* calls of the starting choice before the first round:
                                    HC_LEARN_WARM_CALLS, or more where calls are long */
     uint64_t calls;             /* calls at this key */
@@ -90,6 +92,11 @@ typedef struct hc_learn_entry {
  * the key has made twice the calls a round takes. Called after hc_learn_init, before the
  * key's first call. */
 void hc_learn_long_calls(hc_learn_entry *e);
+
+/* Where what a call costs depends on how the calls before it left the ranks (across hosts the
+ * ranks leave an algorithm as far apart as the call lasts, and the next few calls inherit
+ * that), trials in blocks of 8 calls, the first 2 untimed. Called like hc_learn_long_calls. */
+void hc_learn_settling_calls(hc_learn_entry *e);
 
 /* A key's entry starts with the candidates (cand[start] is the starting choice, from `origin`).
  * A saved choice (HC_ORIGIN_SAVED) starts SETTLED; otherwise WARM. */
@@ -139,6 +146,12 @@ static inline uint64_t hc_learn_quiet_calls(const hc_learn_entry *e)
 /* In a round of trials, how many calls after the one just picked belong to the same block
  * (the same candidate, in a row); 0 outside rounds. */
 int hc_learn_block_left(const hc_learn_entry *e);
+
+/* A call costs the program the time from the end of its previous call at the same key to the
+ * end of this one; the time between them counts up to this many times the call's own, so a
+ * program that works far longer than it calls does not drown the algorithms' differences in
+ * the noise of its own work (bcast_learn.c, allreduce_learn.c). */
+#define HC_LEARN_GAP_CAP 4
 
 /* A timed call of candidate i took `us` microseconds. */
 void hc_learn_sample(hc_learn_entry *e, int i, double us);

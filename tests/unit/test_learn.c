@@ -177,6 +177,46 @@ HC_TEST(long_calls_wait_then_settle_in_half_the_trials)
     HC_CHECK_EQ_INT(2 * trials[1], trials[0]);
 }
 
+/* Settling calls (hc_learn_settling_calls: blocks of 8, the first 2 untimed): a candidate that
+ * is the fastest once the ranks have fallen into step, but costs 2.5x for its first three
+ * calls after a switch (as the vendor's 8-byte allreduce across hosts did), loses in blocks of
+ * 4 (two of its three samples are the slow ones) and wins in blocks of 8; every block's first
+ * two calls are stamped only. */
+HC_TEST(settling_calls_time_a_candidate_once_in_step)
+{
+    for (int settling = 0; settling < 2; settling++) {
+        sim s;
+        sim_init(&s, 2, HC_ORIGIN_RULE, 0);
+        if (settling)
+            hc_learn_settling_calls(&s.e);
+        int last = -1, in_row = 0, stamps = 0, samples = 0;
+        for (long k = 0; k < 300; k++) {
+            if (hc_learn_round_over(&s.e)) {
+                double t[HC_LEARN_MAXCAND];
+                hc_learn_medians(&s.e, t);
+                hc_learn_decide(&s.e, t);
+            }
+            int measure, i = hc_learn_pick(&s.e, &measure);
+            in_row = i == last ? in_row + 1 : 1;
+            last = i;
+            int in_round = s.e.phase == HC_LEARN_TRY || s.e.phase == HC_LEARN_CHECK;
+            if (settling && in_round) {
+                int at = (int)((s.e.calls - 1 - s.e.round_start) % 8);
+                HC_CHECK_EQ_INT(measure, at < 2 ? HC_LEARN_STAMP : HC_LEARN_SAMPLE);
+                stamps += measure == HC_LEARN_STAMP;
+                samples += measure == HC_LEARN_SAMPLE;
+            }
+            double us = i == 1 ? (in_row <= 3 ? 20 : 8) : 10;
+            if (measure == HC_LEARN_SAMPLE)
+                hc_learn_sample(&s.e, i, us * noise(&s.seed, 0.02));
+        }
+        HC_CHECK_EQ_INT(s.e.phase, HC_LEARN_SETTLED);
+        HC_CHECK_EQ_INT(s.e.current, settling ? 1 : 0);
+        if (settling)
+            HC_CHECK_EQ_INT(samples, 3 * stamps);
+    }
+}
+
 /* A choice saved by an earlier run starts settled: no trials until its first check. */
 HC_TEST(a_saved_choice_starts_settled)
 {
