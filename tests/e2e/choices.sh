@@ -88,7 +88,7 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-alg
 expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
-    --coll allreduce --allreduce-algo auto --sizes 64K --iters 40 --csv
+    --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, one rank a node"; head "$tmp/err"; exit 1; }
 expect "one rank a node: the machine's ring is a candidate" \
     "65536-131071 bytes: .*measured ( ring [0-9.]* us, ring1d [0-9.]* us"
