@@ -109,8 +109,6 @@ static int run_engine(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc
     int rc = hc_allreduce_engines[hc_allreduce_engine_of[p->algo]].run(c, st, p, r, sb, rb, n);
     if (p->measure)
         hc_arlearn_timed(p, t0, hc_now_ns());
-    else if (p->learn)
-        p->learn->last_end = 0; /* the key's next call has no timed call to count from */
     return rc;
 }
 

@@ -339,8 +339,10 @@ void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n
     const hc_params *params = rule && rule->algo == algo ? &rule->params : NULL;
     int asked = algo;
     algo = first_runnable(c, st, r, n, algo, params, p);
-    if (algo != asked)
+    if (algo != asked && p->measure) {
         p->measure = 0; /* not the candidate the learner asked for */
+        p->learn->last_end = 0; /* nor a mark the block's next call can count from */
+    }
     if (algo != HC_ALLREDUCE_VENDOR)
         announce_lattice(c, st, p);
 }
