@@ -64,7 +64,7 @@ static struct {
     uint64_t page, top; /* never-used pages start at top */
     uint64_t bytes;     /* size of the arena (0 until made) */
     uint64_t nonce;
-    extent *fr;         /* free extents, sorted by offset, never adjacent */
+    extent *fr;         /* free extents, sorted by offset, adjacent only if unalike */
     size_t nfr, capfr;
     extent *used;       /* blocks in use, sorted by offset (dirty unused) */
     size_t nused, capused;
@@ -172,6 +172,16 @@ static size_t lower_bound(const extent *v, size_t n, uint64_t off)
     return lo;
 }
 
+/* Free extents merge only when both are dirty or both clean: a small block freed beside a
+ * large extent already given back must not make all of it dirty again, or the next give-back
+ * hands the whole extent to the system once more (a madvise over 64 MiB took ~100 us, and a
+ * program freeing a small block each step paid it each step). An allocation may span a run
+ * of adjacent extents (take_free). */
+static int alike_neighbours(const extent *lo, const extent *hi)
+{
+    return lo->off + lo->len == hi->off && lo->dirty == hi->dirty;
+}
+
 /* Through the mapping, not the fd: a program may close descriptors it did not open, and the
  * number may then name one of its own files. */
 static int release_pages(uint64_t off, uint64_t len)
@@ -191,6 +201,47 @@ static void give_back_free_pages(void)
             else
                 H.dirty_free += H.fr[i].len;
         }
+    size_t kept = 0; /* neighbours now alike merge */
+    for (size_t i = 0; i < H.nfr; i++)
+        if (kept && alike_neighbours(&H.fr[kept - 1], &H.fr[i]))
+            H.fr[kept - 1].len += H.fr[i].len;
+        else
+            H.fr[kept++] = H.fr[i];
+    H.nfr = kept;
+}
+
+/* First fit over runs of adjacent free extents, under the lock: the first len bytes of the
+ * first run that holds them. [*dirty_lo, *dirty_hi) spans the parts taken from dirty extents
+ * (empty if none), which a zeroed block must clear. 0 if no run is long enough. */
+static int take_free(uint64_t len, uint64_t *off, uint64_t *dirty_lo, uint64_t *dirty_hi)
+{
+    for (size_t i = 0, j; i < H.nfr; i = j + 1) {
+        uint64_t run = H.fr[i].len;
+        for (j = i; run < len && j + 1 < H.nfr && H.fr[j].off + H.fr[j].len == H.fr[j + 1].off;)
+            run += H.fr[++j].len;
+        if (run < len)
+            continue;
+        *off = H.fr[i].off;
+        *dirty_lo = *dirty_hi = 0;
+        size_t emptied = 0;
+        for (size_t k = i, need = len; need; k++) {
+            uint64_t part = H.fr[k].len < need ? H.fr[k].len : need;
+            if (H.fr[k].dirty) {
+                if (*dirty_hi == *dirty_lo)
+                    *dirty_lo = H.fr[k].off;
+                *dirty_hi = H.fr[k].off + part;
+                H.dirty_free -= part;
+            }
+            H.fr[k].off += part;
+            H.fr[k].len -= part;
+            need -= part;
+            emptied += H.fr[k].len == 0;
+        }
+        memmove(H.fr + i, H.fr + i + emptied, (H.nfr - i - emptied) * sizeof *H.fr);
+        H.nfr -= emptied;
+        return 1;
+    }
+    return 0;
 }
 
 void *hc_heap_alloc(size_t bytes, int zeroed)
@@ -207,19 +258,8 @@ void *hc_heap_alloc(size_t bytes, int zeroed)
         pthread_mutex_unlock(&H.lock);
         return NULL;
     }
-    int dirty = 0, found = 0;
-    for (size_t i = 0; i < H.nfr && !found; i++)
-        if (H.fr[i].len >= len) {
-            off = H.fr[i].off;
-            dirty = H.fr[i].dirty;
-            if (dirty)
-                H.dirty_free -= len;
-            H.fr[i].off += len;
-            H.fr[i].len -= len;
-            if (H.fr[i].len == 0)
-                memmove(H.fr + i, H.fr + i + 1, (--H.nfr - i) * sizeof *H.fr);
-            found = 1;
-        }
+    uint64_t dirty_lo = 0, dirty_hi = 0;
+    int found = take_free(len, &off, &dirty_lo, &dirty_hi);
     if (!found) {
         if (H.top + len > HC_HEAP_BYTES) {
             pthread_mutex_unlock(&H.lock);
@@ -234,8 +274,8 @@ void *hc_heap_alloc(size_t bytes, int zeroed)
     H.nused++;
     char *p = H.base + off;
     pthread_mutex_unlock(&H.lock);
-    if (zeroed && dirty)
-        memset(p, 0, len);
+    if (zeroed && dirty_hi > dirty_lo)
+        memset(H.base + dirty_lo, 0, dirty_hi - dirty_lo);
     return p;
 }
 
@@ -264,27 +304,20 @@ void hc_heap_free(void *p)
     size_t at = block_at(p, "free");
     extent e = {H.used[at].off, H.used[at].len, 1};
     memmove(H.used + at, H.used + at + 1, (--H.nused - at) * sizeof *H.used);
-    /* Into the free list, merged with its neighbours. */
+    /* Into the free list, merged with dirty neighbours only (see alike_neighbours). */
     size_t i = lower_bound(H.fr, H.nfr, e.off);
     H.dirty_free += e.len;
-    if (i > 0 && H.fr[i - 1].off + H.fr[i - 1].len == e.off) {
-        extent *l = &H.fr[i - 1];
-        if (!l->dirty)
-            H.dirty_free += l->len;
-        l->len += e.len;
-        l->dirty = 1;
-        if (i < H.nfr && l->off + l->len == H.fr[i].off) {
-            if (!H.fr[i].dirty)
-                H.dirty_free += H.fr[i].len;
-            l->len += H.fr[i].len;
+    int left = i > 0 && alike_neighbours(&H.fr[i - 1], &e);
+    int right = i < H.nfr && alike_neighbours(&e, &H.fr[i]);
+    if (left) {
+        H.fr[i - 1].len += e.len;
+        if (right) {
+            H.fr[i - 1].len += H.fr[i].len;
             memmove(H.fr + i, H.fr + i + 1, (--H.nfr - i) * sizeof *H.fr);
         }
-    } else if (i < H.nfr && e.off + e.len == H.fr[i].off) {
-        if (!H.fr[i].dirty)
-            H.dirty_free += H.fr[i].len;
+    } else if (right) {
         H.fr[i].off = e.off;
         H.fr[i].len += e.len;
-        H.fr[i].dirty = 1;
     } else if (grow(&H.fr, &H.capfr, H.nfr + 1) == 0) {
         memmove(H.fr + i + 1, H.fr + i, (H.nfr - i) * sizeof *H.fr);
         H.fr[i] = e;

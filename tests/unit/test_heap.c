@@ -2,6 +2,7 @@
  * offsets, a fork() child's private copy, and a peer mapping another process's arena. */
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,40 @@ static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
         if (p[i] != v)
             return 0;
     return 1;
+}
+
+/* Pages the arena's memfd holds now. */
+static long long resident_bytes(void)
+{
+    struct stat sb;
+    return fstat(hc_heap_self().fd, &sb) == 0 ? (long long)sb.st_blocks * 512 : -1;
+}
+
+/* A small block freed beside free space already given back to the system leaves that space
+ * clean: a zeroed block allocated over both clears the small block's pages only (before, the
+ * whole space became dirty, the next give-back unmapped all of it again, and a calloc there
+ * wrote every page of it). First of the tests: it needs an arena without holes. */
+HC_TEST(heap_small_free_beside_given_back_space_stays_small)
+{
+    size_t small = 4096, big = 40 << 20;
+    char *s = hc_heap_alloc(small, 0), *a = hc_heap_alloc(big, 0), *g = hc_heap_alloc(small, 0);
+    char *b = hc_heap_alloc(big, 0), *g2 = hc_heap_alloc(small, 0);
+    HC_CHECK(s && a == s + small && g && b && g2);
+    memset(s, 7, small), memset(a, 1, big), memset(b, 2, big);
+    long long full = resident_bytes();
+    hc_heap_free(a);
+    hc_heap_free(b); /* 80 MiB dirty: all of it goes back */
+    long long back = resident_bytes();
+    HC_CHECK_MSG(full - back >= 2 * (long long)big, "%lld bytes given back\n", full - back);
+    hc_heap_free(s); /* dirty, beside a's clean space */
+    char *z = hc_heap_alloc(small + big / 2, 1);
+    long long grew = resident_bytes() - back;
+    HC_CHECK(z == s);
+    HC_CHECK_MSG(grew <= (long long)small, "the zeroed block wrote %lld bytes of pages\n", grew);
+    HC_CHECK(all_bytes((unsigned char *)z, small + big / 2, 0));
+    hc_heap_free(z);
+    hc_heap_free(g);
+    hc_heap_free(g2);
 }
 
 HC_TEST(heap_blocks_reuse_and_zero)
