@@ -21,8 +21,16 @@ typedef struct hc_backoff {
  * posted, needs this rank's progress engine to finish and come to the collective; MPI
  * promises it, so a wait inside hiercoll must give it too. NULL outside MPI. */
 extern void (*hc_wait_progress)(void);
-#define HC_SPIN_ITERS 256   /* ~1 us of pause instructions: enough when the peer runs */
+#define HC_SPIN_ITERS 256   /* ~6 us of pause instructions: enough when the peer runs */
 #define HC_YIELD_ITERS 2048 /* then give the core away; beyond this the peer is asleep */
+
+/* Pause iterations before the first yield: HC_SPIN_ITERS, or 0 where a spinning rank would
+ * hold a core that the rank it waits for needs (hc_wait_choose_spin). */
+extern unsigned hc_wait_spin;
+
+/* Sets hc_wait_spin from HIERCOLL_WAIT_SPIN, the job's ranks on this node and whether the MPI
+ * library was told to yield when idle. Returns 1 when the waits spin. */
+int hc_wait_choose_spin(int node_ranks);
 
 static inline void hc_cpu_relax(void)
 {
@@ -38,18 +46,18 @@ static inline void hc_cpu_relax(void)
 static inline void hc_backoff_wait(hc_backoff *b)
 {
     unsigned i = b->iter++;
-    if (i < HC_SPIN_ITERS) {
+    if (i < hc_wait_spin) {
         hc_cpu_relax();
         return;
     }
     if (hc_wait_progress)
         hc_wait_progress();
-    if (i < HC_SPIN_ITERS + HC_YIELD_ITERS) {
+    if (i < hc_wait_spin + HC_YIELD_ITERS) {
         sched_yield();
     } else {
         /* Naps grow to 50 us: long enough to let others run, short enough not to matter
          * against the time the peer has already taken. */
-        unsigned extra = i - HC_SPIN_ITERS - HC_YIELD_ITERS;
+        unsigned extra = i - hc_wait_spin - HC_YIELD_ITERS;
         struct timespec ts = {0, extra < 50 ? 1000L * (extra + 1) : 50000L};
         nanosleep(&ts, NULL);
     }

@@ -71,12 +71,13 @@ void hc_init_after_vendor(int provided)
     hc_comm_module_init();
     hc_shm_budget_init(MPI_COMM_WORLD);
     hc_wait_progress = drive_progress;
+    int spin = hc_wait_choose_spin(hc_shm_node_ranks());
     hc_active = 1;
     hc_bind_check();
     hc_prof_init();
     if (hc_world_rank == 0)
-        hc_info(1, "active: bcast=%s allreduce=%s, %d ranks", hc_cfg.bcast.s,
-                hc_cfg.allreduce.s, hc_world_size);
+        hc_info(1, "active: bcast=%s allreduce=%s, %d ranks, waits %s", hc_cfg.bcast.s,
+                hc_cfg.allreduce.s, hc_world_size, spin ? "spin, then yield" : "yield at once");
 }
 
 /* The tuning file of what every rank learned, on rank 0 (collective over MPI_COMM_WORLD;
