@@ -50,8 +50,7 @@ static int choose_tree(const hc_bstate *st, const hc_bsetup *setup)
     /* Flat measured best here up to 8 ranks, oversubscribed or not (docs/algorithms-bcast.md):
      * a reader that must forward can be descheduled and delay its subtree. Beyond that the
      * root's n-1 notifications grow linear, so a k-ary tree takes over. */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return st->n <= 8 || st->n > cpus ? HC_TREE_FLAT : HC_TREE_KARY;
+    return st->n <= 8 || hc_ranks_outnumber_cores(st->n) ? HC_TREE_FLAT : HC_TREE_KARY;
 }
 
 static int build_trees(hc_bstate *st, int k)
@@ -173,7 +172,7 @@ hc_bstate *hc_bshm_create(hc_comm *c, const hc_bsetup *setup)
     int direct = setup->direct;
     st->direct_ok = st->heaps_ok &&
                     (direct == HC_BDIRECT_ON || (direct == HC_BDIRECT_AUTO &&
-                                                 node_ranks <= sysconf(_SC_NPROCESSORS_ONLN)));
+                                                 !hc_ranks_outnumber_cores(node_ranks)));
     if (!all_ok) {
         hc_shm_destroy(&st->shm);
         st->failed = 1;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HC_CACHELINE 64
 #define HC_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -17,6 +18,14 @@ static inline uint64_t hc_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* More ranks on this node than it has online cores: a rank that waits without yielding may
+ * hold the core the rank it waits for needs. */
+static inline int hc_ranks_outnumber_cores(long ranks)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && ranks > cores;
 }
 
 #endif

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "hc_config.h"
+#include "hc_util.h"
 
 void (*hc_wait_progress)(void);
 unsigned hc_wait_spin = HC_SPIN_ITERS;
@@ -28,10 +28,9 @@ static int told_to_yield(void)
  * cut 64 KiB broadcasts and allreduces by a third (docs/algorithms.md). */
 int hc_wait_choose_spin(int node_ranks)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int spin = hc_cfg.wait_spin.i == HC_SPIN_ON ||
                (hc_cfg.wait_spin.i == HC_SPIN_AUTO && !told_to_yield() &&
-                (cores <= 0 || node_ranks <= cores));
+                !hc_ranks_outnumber_cores(node_ranks));
     hc_wait_spin = spin ? HC_SPIN_ITERS : 0;
     return spin;
 }
