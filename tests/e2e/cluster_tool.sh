@@ -13,6 +13,9 @@ for i in 1 2 3; do
     on h$i getent hosts h1 h2 h3 | awk '{print $2}' | tr '\n' ' ' | grep -qx 'h1 h2 h3 ' || fail "h$i: names"
     on h$i tc qdisc show dev eth0 | grep -q 'tbf.*rate 100Mbit' || fail "h$i: egress not shaped"
 done
+# without --pin a host's processes may run on every core
+[ "$(on h1 sh -c 'taskset -pc $$' | sed 's/.*: //')" = "$(taskset -pc $$ | sed 's/.*: //')" ] ||
+    fail "without --pin a host's processes are not on every core"
 # nothing of the cluster in this machine's own namespace
 [ "$(ip -o link | awk -F': ' '{print $2}' | sort)" = "$links_before" ] || fail "interfaces added to the main namespace"
 ip -o addr | grep -q '10\.77\.' && fail "a cluster address in the main namespace"
@@ -90,6 +93,18 @@ for p in $holders; do alive $p && fail "interrupted up left holder $p"; done
 [ "$("$CLUSTER" run 2 --name "$HC_CLUSTER-run" -- hostname 2>/dev/null)" = h1 ] || fail "run"
 expect_status 3 "$CLUSTER" run 1 --name "$HC_CLUSTER-run" -- sh -c 'exit 3'
 [ -e /run/hiercoll-cluster/"$HC_CLUSTER-run" ] && fail "run left its cluster"
+
+# --pin: every host's processes on cores of its own (h1 and h2 apart where there are 2 cores
+# or more), and Open MPI told not to bind its ranks anew over all of them
+pinned="$HC_CLUSTER-pin"
+cluster_up 2 --pin --name "$pinned"
+affinity() { "$CLUSTER" exec --name "$pinned" "$1" sh -c 'taskset -pc $$' | sed 's/.*: //'; }
+c1=$(affinity h1) c2=$(affinity h2)
+policy=$("$CLUSTER" exec --name "$pinned" h2 sh -c 'echo $OMPI_MCA_hwloc_base_binding_policy')
+"$CLUSTER" down --name "$pinned" >/dev/null
+[ -n "$c1" ] && [ -n "$c2" ] || fail "--pin: no affinity read ('$c1', '$c2')"
+[ "$(nproc --all)" -lt 2 ] || [ "$c1" != "$c2" ] || fail "--pin: h1 and h2 share cores $c1"
+[ "$policy" = none ] || fail "--pin: Open MPI's binding policy is '$policy', not none"
 
 # bad input
 expect_status 1 "$CLUSTER" up 0
