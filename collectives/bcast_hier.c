@@ -12,10 +12,13 @@
 #include "hc_must.h"
 #include "hc_util.h"
 
-/* Messages up to this size whose root is not its node's leader skip the hand-off to that
- * leader: the root itself sends to the other nodes' leaders. On 2 hosts x 2 ranks the
- * hand-off made 8 B-1 KiB broadcasts with a rotating root up to 1.25x the vendor's time
- * (docs/algorithms-bcast.md, Across hosts). */
+/* Messages up to this size skip the vendor's leaders' step: the root itself sends to the
+ * other nodes' leaders, before its own node's stage and overlapped with it, so neither the
+ * hand-off to a leader nor the node stage's engine delays the other nodes. On 2 hosts x 2
+ * ranks the hand-off made 8 B-1 KiB broadcasts with a rotating root up to 1.25x the vendor's
+ * time, and a node stage that waits for its readers (the single copy) before the leaders'
+ * step 1.3-1.9x (docs/algorithms-bcast.md, Across hosts). Between two nodes the leaders' step
+ * is one message whatever the size, so there the root sends any one-segment message itself. */
 #define HC_BCAST_ROOT_TO_LEADERS_MAX ((size_t)4 << 10)
 
 /* The engine whose readers act on each kind of cell, from the engines' table. */
@@ -60,14 +63,26 @@ static int carrier(const hc_comm *c, int v, int root)
     return node == c->node_of[root] ? root : c->node_leader[node];
 }
 
+/* Whether the root itself carries a message of m bytes to the other nodes' leaders (the
+ * same answer on every rank: it rests on the root and the size only). */
+static int root_carries(const hc_comm *c, const hc_bcast_plan *p, size_t m, int root)
+{
+    if (c->num_nodes < 2 || m > p->seg)
+        return 0;
+    return m <= HC_BCAST_ROOT_TO_LEADERS_MAX || c->num_nodes == 2;
+}
+
 /* The leaders' step from the root itself: a binomial tree over the nodes, numbered from the
  * root's, in which the root stands for its node and every other node's leader for its own.
- * Point to point on st->reps, a private communicator, so no user message can match. */
-static void root_to_leaders(hc_comm *c, hc_bstate *st, char *seg, size_t len, int root)
+ * Point to point on st->reps, a private communicator, so no user message can match. The
+ * sends (at most one per bit of the node count) are left pending in sends[], so the rank's
+ * node stage overlaps them; returns how many. */
+static int root_to_leaders(hc_comm *c, hc_bstate *st, char *seg, size_t len, int root,
+                           MPI_Request sends[32])
 {
-    int nodes = c->num_nodes, rnode = c->node_of[root];
+    int nodes = c->num_nodes, rnode = c->node_of[root], nsends = 0;
     if (c->rank != root && (c->local_rank != 0 || c->node == rnode))
-        return;
+        return 0;
     int v = (c->node - rnode + nodes) % nodes, mask = 1;
     while (mask < nodes) {
         if (v & mask) {
@@ -79,7 +94,9 @@ static void root_to_leaders(hc_comm *c, hc_bstate *st, char *seg, size_t len, in
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < nodes)
-            PMPI_Send(seg, (int)len, MPI_BYTE, carrier(c, v + mask, root), 0, st->reps);
+            PMPI_Isend(seg, (int)len, MPI_BYTE, carrier(c, v + mask, root), 0, st->reps,
+                       &sends[nsends++]);
+    return nsends;
 }
 
 /* The node-local root's flags for a message of m bytes: around its caches from nt_min, and
@@ -112,17 +129,15 @@ void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *strea
     if (c->rank != root)
         st->last_sent.buf = NULL; /* after another root's call my buffer is not "unchanged" */
     int how = c->local_rank == lroot_here ? root_how(c, st, p, stream, m, root, user_dst && !pk) : 0;
-    if (c->num_nodes > 1 && c->local_rank_of[root] != 0 && m <= HC_BCAST_ROOT_TO_LEADERS_MAX &&
-        m <= p->seg) {
-        /* one segment; the same decision on every rank (root and size only) */
+    if (root_carries(c, p, m, root)) {
         char *seg = pk ? stage : stream;
         if (pk && c->rank == root)
             hc_bpack_out(pk, seg, m);
-        if (c->rank == root)
-            root_to_leaders(c, st, seg, m, root);
-        if (c->node != rnode)
-            root_to_leaders(c, st, seg, m, root);
+        MPI_Request sends[32];
+        int nsends = root_to_leaders(c, st, seg, m, root, sends);
         node_stage(c, st, p, seg, m, m, lroot_here, how, read_how);
+        for (int i = 0; i < nsends; i++)
+            PMPI_Wait(&sends[i], MPI_STATUS_IGNORE);
         if (pk && c->rank != root)
             hc_bpack_in(pk, seg, m);
         hc_bshm_finish(st);
