@@ -85,15 +85,26 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
     p->direct_min = plain[algo].direct_min;
 }
 
+/* Below this size, on a communicator that spans nodes, a node's stage is the queue: what the
+ * other engines save (copying the message through the ring) is worth nothing there, what
+ * they add (the vendor's message after the cell, the single copy's system calls) is not,
+ * and a node's learner cannot tell them apart against the wait for the leaders' step that
+ * its samples carry. Learning among them picked the vendor or the single copy on the node
+ * without the root and made 1-8 KiB broadcasts 1.3-1.4x the queue's time between two hosts
+ * (docs/algorithms-bcast.md, Across hosts). */
+#define HC_BCAST_ACROSS_QUEUE_MAX ((size_t)64 << 10)
+
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
  * Up to a cell's worth the queue's variants are one and the same. */
-static int candidates(const hc_bstate *st, size_t m, int first, int *cand)
+static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first, int *cand)
 {
     int all[] = {first, HC_BCAST_SHM, HC_BCAST_SHM_DIRECT, HC_BCAST_SHM_CMA, HC_BCAST_VENDOR};
-    int n = 0;
+    int n = 0, queue_only = c->num_nodes > 1 && m < HC_BCAST_ACROSS_QUEUE_MAX;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         int a = all[i], dup = 0;
         if (m <= HC_BCELL_INLINE_MAX && (a == HC_BCAST_SHM_DIRECT || a == HC_BCAST_SHM_CMA))
+            continue;
+        if (queue_only && i > 0 && a != HC_BCAST_SHM)
             continue;
         if ((a == HC_BCAST_SHM_DIRECT && !st->direct_ok) || (a == HC_BCAST_SHM_CMA && !st->cma_ok))
             continue;
@@ -142,7 +153,7 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     char key[160];
     const hc_tuning_rule *r = site_rule(c, m, k.root, k.site, key, sizeof key);
     int cand[HC_LEARN_MAXCAND];
-    int n = candidates(st, m, r ? r->algo : builtin_choice(m), cand);
+    int n = candidates(c, st, m, r ? r->algo : builtin_choice(m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */

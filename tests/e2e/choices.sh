@@ -14,6 +14,8 @@
 #  7. One rank per node: the built-in choice (a node stage there is none of) is timed as
 #     what it runs, the machine's ring, beside the one ring and the vendor; without learning
 #     the lattice runs 1 MiB and the one ring 4 MiB.
+#  8. Across nodes a broadcast's node stage below 64 KiB is the queue, with no trials; from
+#     64 KiB the first round times every candidate there too, the vendor's included.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -86,6 +88,13 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-alg
     --sizes 8 --iters 100 --pattern fixed-fresh-stream --csv
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, learning"; head "$tmp/err"; exit 1; }
 expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
+
+mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=2 "$BENCH" \
+    --coll bcast --bcast-algo auto --sizes 8K,64K --iters 100 --min-calls 100 \
+    --pattern fixed-fresh-stream --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, bcast across nodes"; head "$tmp/err"; exit 1; }
+refuse "two nodes, 8 KiB: the queue, untried" "8192-16383 bytes: .*measured"
+expect "two nodes, 64 KiB: every candidate timed" "root 0, 65536-131071 bytes: .*measured (.*vendor [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
     --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv
