@@ -27,6 +27,18 @@ static const char *launcher_var(const char *a, const char *b)
     return v ? v : getenv(b);
 }
 
+/* A rank that stops without a word leaves after the one that speaks: Open MPI's mpirun kills
+ * the other ranks as soon as one exits non-zero, and a silent rank that exited first could get
+ * the speaker killed before its line was out. There the wait ends early; Hydra lets the ranks
+ * run on, so the bound is what a bad value costs under it. */
+static void stop_at_init(int spoke)
+{
+    fflush(stderr);
+    if (!spoke)
+        sleep(3);
+    _exit(2);
+}
+
 /* Before the vendor's init, so that a bad value costs nothing and every rank stops the same
  * way. Only one rank prints: the launcher's rank variable tells which one we are. */
 void hc_init_config(void)
@@ -37,17 +49,16 @@ void hc_init_config(void)
     if (hc_config_load(&hc_cfg, environ, err, sizeof err, warn, sizeof warn) != 0) {
         if (speaker)
             fprintf(stderr, "hiercoll: error: %s\n", err);
-        fflush(stderr);
-        _exit(2);
+        stop_at_init(speaker);
     }
     if (hc_tuning_load(err, sizeof err) != 0) {
         /* A file may be missing on one node only: there the node's first rank speaks too
          * (its local rank from the launcher), so a run never stops without a word. */
         const char *local = launcher_var("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK");
-        if (speaker || !local || strcmp(local, "0") == 0)
+        int speaks = speaker || !local || strcmp(local, "0") == 0;
+        if (speaks)
             fprintf(stderr, "hiercoll: error: HIERCOLL_TUNING: %s\n", err);
-        fflush(stderr);
-        _exit(2);
+        stop_at_init(speaks);
     }
     if (speaker && warn[0])
         fputs(warn, stderr);
