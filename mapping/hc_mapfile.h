@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #define HC_MAPFILE_HOSTLEN 64
+#define HC_MAPFILE_MAXCORES 1024 /* CPU_SETSIZE: what a process can be bound to */
 
 typedef struct hc_mapfile_cost {
     char label[32]; /* "launched", "tml", "tmrr", "mapped" */
@@ -31,6 +32,12 @@ int hc_mapfile_write(const hc_mapfile *f, FILE *out);
 int hc_mapfile_read(hc_mapfile *f, const char *path, char *err, size_t errlen);
 /* The host a launcher knows: "name#k" -> "name" into buf. */
 void hc_mapfile_physical_host(const char *host, char *buf, size_t len);
+/* The cores rank r is bound to, sorted, into cores[max]; returns how many. Its mapped core, or,
+ * where the mapping puts two ranks of r's host on one core (more ranks than cores), every core
+ * the mapping uses on that host: ranks pinned two to a core cannot move while the host's other
+ * cores idle, which cost more than the placement saved (docs/cluster.md). Hosts are compared as
+ * written, so virtual nodes count as hosts of their own. */
+int hc_mapfile_rank_cores(const hc_mapfile *f, int r, int *cores, int max);
 /* Writes machinefile, rankfile and slurm.hostfile into dir. 0, or -1 with a reason. */
 int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, size_t errlen);
 /* mapping.txt (through a temporary name) and the launcher files into dir. 0, or -1. */

@@ -166,6 +166,35 @@ void hc_mapfile_physical_host(const char *host, char *buf, size_t len)
         *hash = 0;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int hc_mapfile_rank_cores(const hc_mapfile *f, int r, int *cores, int max)
+{
+    int *all = malloc(sizeof(int) * (size_t)f->nranks), n = 0, distinct = 0, shared = 0;
+    for (int q = 0; all && q < f->nranks; q++)
+        if (!strcmp(f->host[q], f->host[r]))
+            all[n++] = f->core[q];
+    qsort(all, (size_t)n, sizeof *all, cmp_int);
+    for (int i = 0; i < n; i++) {
+        if (distinct && all[distinct - 1] == all[i])
+            shared = 1;
+        else
+            all[distinct++] = all[i];
+    }
+    int k = 0;
+    if (shared)
+        for (; k < distinct && k < max; k++)
+            cores[k] = all[k];
+    else if (max > 0)
+        cores[k++] = f->core[r];
+    free(all);
+    return k;
+}
+
 static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen)
 {
     char path[4096];
@@ -195,6 +224,7 @@ int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, 
                 "--rankfile rankfile)\n");
     /* slurm.hostfile has no comment syntax: one host per rank, nothing else */
     char h[HC_MAPFILE_HOSTLEN], prev[HC_MAPFILE_HOSTLEN];
+    int cores[HC_MAPFILE_MAXCORES];
     for (int r = 0; r < f->nranks;) {
         hc_mapfile_physical_host(f->host[r], prev, sizeof prev);
         int end = r + 1;
@@ -204,15 +234,23 @@ int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, 
                 break;
             end++;
         }
+        /* a rank bound to several cores: "c1+c2" */
         fprintf(mf, "%s:%d binding=user:", prev, end - r);
-        for (int q = r; q < end; q++)
-            fprintf(mf, "%s%d", q > r ? "," : "", f->core[q]);
+        for (int q = r; q < end; q++) {
+            int n = hc_mapfile_rank_cores(f, q, cores, HC_MAPFILE_MAXCORES);
+            for (int i = 0; i < n; i++)
+                fprintf(mf, "%s%d", i ? "+" : q > r ? "," : "", cores[i]);
+        }
         fputc('\n', mf);
         r = end;
     }
     for (int r = 0; r < f->nranks; r++) {
         hc_mapfile_physical_host(f->host[r], h, sizeof h);
-        fprintf(rf, "rank %d=%s slot=%d\n", r, h, f->core[r]);
+        int n = hc_mapfile_rank_cores(f, r, cores, HC_MAPFILE_MAXCORES);
+        fprintf(rf, "rank %d=%s slot=", r, h);
+        for (int i = 0; i < n; i++)
+            fprintf(rf, "%s%d", i ? "," : "", cores[i]);
+        fputc('\n', rf);
         fprintf(sf, "%s\n", h);
     }
     int bad = ferror(mf) || ferror(rf) || ferror(sf);

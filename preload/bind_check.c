@@ -15,14 +15,9 @@ static int mapped_vnode = -1;
 
 int hc_mapping_vnode(void) { return mapped_vnode; }
 
-/* Whether the affinity set is the core of CPU cpu: that CPU alone (`hiercoll bind`), or it and
- * its hardware-thread siblings (a launcher binding to the whole core, as Open MPI's rankfile). */
-static int bound_to_core_of(const cpu_set_t *set, int cpu)
+/* Adds the hardware-thread siblings of CPU cpu (itself included) to set; 0, or -1. */
+static int add_siblings(cpu_set_t *set, int cpu)
 {
-    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, set))
-        return 0;
-    if (CPU_COUNT(set) == 1)
-        return 1;
     char path[96], list[256];
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
              cpu);
@@ -30,8 +25,6 @@ static int bound_to_core_of(const cpu_set_t *set, int cpu)
     int ok = f && fgets(list, sizeof list, f);
     if (f)
         fclose(f);
-    cpu_set_t siblings;
-    CPU_ZERO(&siblings);
     /* "a-b,c,...": the kernel's list format */
     for (char *p = list, *end; ok && *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
         long lo = strtol(p, &end, 10), hi = lo;
@@ -40,14 +33,34 @@ static int bound_to_core_of(const cpu_set_t *set, int cpu)
         if (end == p || lo < 0 || hi >= CPU_SETSIZE)
             ok = 0;
         for (long c = lo; ok && c <= hi; c++)
-            CPU_SET((int)c, &siblings);
+            CPU_SET((int)c, set);
         if (*end != ',' && *end != '\n' && *end)
             ok = 0;
     }
+    return ok ? 0 : -1;
+}
+
+/* Whether the affinity set is the cores of CPUs cpus[n]: those CPUs alone (`hiercoll bind`), or
+ * with their hardware-thread siblings (a launcher binding whole cores, as Open MPI's rankfile). */
+static int bound_to_cores_of(const cpu_set_t *set, const int *cpus, int n)
+{
+    cpu_set_t want, with_siblings;
+    CPU_ZERO(&want);
+    CPU_ZERO(&with_siblings);
+    for (int i = 0; i < n; i++) {
+        if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], set))
+            return 0;
+        CPU_SET(cpus[i], &want);
+    }
+    if (CPU_EQUAL(set, &want))
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (add_siblings(&with_siblings, cpus[i]) != 0)
+            return 0;
     cpu_set_t outside;
-    CPU_XOR(&outside, set, &siblings);
+    CPU_XOR(&outside, set, &with_siblings);
     CPU_AND(&outside, &outside, set);
-    return ok && CPU_COUNT(&outside) == 0;
+    return CPU_COUNT(&outside) == 0;
 }
 
 void hc_bind_check(void)
@@ -74,8 +87,11 @@ void hc_bind_check(void)
     hc_mapfile_physical_host(want_host, phys, sizeof phys);
     const hc_host_info *me = hc_host_info_get();
     int core = sched_getcpu(), want = f.core[hc_world_rank];
+    int cores[HC_MAPFILE_MAXCORES];
+    int ncores = hc_mapfile_rank_cores(&f, hc_world_rank, cores, HC_MAPFILE_MAXCORES);
     cpu_set_t set;
-    int bound = sched_getaffinity(0, sizeof set, &set) == 0 && bound_to_core_of(&set, want);
+    int bound = sched_getaffinity(0, sizeof set, &set) == 0 &&
+                bound_to_cores_of(&set, cores, ncores);
     if (strcmp(phys, me->host) != 0 || !bound)
         hc_warn_once("rank %d runs on %s core %d%s, but %s assigns it %s core %d "
                      "(launch as its next-run.sh does)",

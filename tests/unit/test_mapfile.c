@@ -65,6 +65,37 @@ HC_TEST(round_trip_and_launchers)
     hc_mapfile_free(&g);
 }
 
+/* A host whose ranks share a core binds them to all its mapped cores; other hosts (and virtual
+ * nodes of one machine, which model hosts of their own) keep one core a rank. */
+HC_TEST(oversubscribed_host_binds_to_its_cores)
+{
+    hc_mapfile f;
+    char err[300];
+    HC_CHECK_EQ_INT(hc_mapfile_alloc(&f, 6), 0);
+    const char *hosts[6] = {"h0", "h0", "h0", "h1", "h1#0", "h1#1"};
+    int cores[6] = {3, 1, 3, 0, 2, 2};
+    for (int r = 0; r < 6; r++) {
+        strcpy(f.host[r], hosts[r]);
+        f.core[r] = cores[r];
+    }
+    int got[8];
+    for (int r = 0; r < 3; r++) {
+        HC_CHECK_EQ_INT(hc_mapfile_rank_cores(&f, r, got, 8), 2);
+        HC_CHECK(got[0] == 1 && got[1] == 3);
+    }
+    HC_CHECK_EQ_INT(hc_mapfile_rank_cores(&f, 1, got, 1), 1); /* what fits */
+    for (int r = 3; r < 6; r++) {
+        HC_CHECK_EQ_INT(hc_mapfile_rank_cores(&f, r, got, 8), 1);
+        HC_CHECK_EQ_INT(got[0], cores[r]);
+    }
+    HC_CHECK_EQ_INT(hc_mapfile_write_launchers(&f, tmpdir, err, sizeof err), 0);
+    HC_CHECK(strstr(slurp("machinefile"), "\nh0:3 binding=user:1+3,1+3,1+3\n"
+                                          "h1:3 binding=user:0,2,2\n") != NULL);
+    HC_CHECK(strstr(slurp("rankfile"), "\nrank 0=h0 slot=1,3\nrank 1=h0 slot=1,3\n"
+                                       "rank 2=h0 slot=1,3\nrank 3=h1 slot=0\n") != NULL);
+    hc_mapfile_free(&f);
+}
+
 HC_TEST(mapping_rejects_malformed)
 {
     struct {

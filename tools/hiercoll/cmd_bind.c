@@ -1,5 +1,6 @@
 /* hiercoll bind --mapping FILE -- PROGRAM ARGS: binds this process to the core the mapping
- * gives its rank, then runs the program in its place. Used under the launcher:
+ * gives its rank (to its host's mapped cores where the mapping puts two ranks on a core: see
+ * hc_mapfile_rank_cores), then runs the program in its place. Used under the launcher:
  *   mpiexec.mpich -n 8 hiercoll bind --mapping mapping.txt -- ./app args
  *   srun -n 8 --distribution=arbitrary hiercoll bind --mapping mapping.txt \
  *        --preload libhiercoll.so --env HIERCOLL_X=1 -- ./app args
@@ -20,7 +21,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: hiercoll bind --mapping FILE [--preload LIB] [--env NAME=VALUE]...\n"
                  "                     [--quiet] -- PROGRAM [ARGS...]\n"
-                 "  Binds this rank to the core FILE (a mapping.txt) assigns it, sets\n"
+                 "  Binds this rank to the core FILE (a mapping.txt) assigns it (to every core\n"
+                 "  FILE uses on its host where FILE puts two ranks on one core), sets\n"
                  "  HIERCOLL_MAPPING=FILE so the preload checks it, and runs PROGRAM.\n"
                  "  The rank is read from PMI_RANK, PMI_ID, SLURM_PROCID or OMPI_COMM_WORLD_RANK.\n"
                  "  --preload LIB     PROGRAM runs with LIB in LD_PRELOAD (not this command)\n"
@@ -132,21 +134,26 @@ int hc_cmd_bind(int argc, char **argv)
     if (strcmp(host, me) != 0 && !quiet)
         fprintf(stderr, "hiercoll bind: rank %d is on %s, the mapping puts it on %s\n", rank, me,
                 host);
+    int cores[HC_MAPFILE_MAXCORES], ncores = hc_mapfile_rank_cores(&f, rank, cores,
+                                                                   HC_MAPFILE_MAXCORES);
     cpu_set_t set, allowed;
     CPU_ZERO(&set);
-    if (core >= CPU_SETSIZE) {
-        fprintf(stderr, "hiercoll bind: core %d out of range\n", core);
-        hc_mapfile_free(&f);
-        return HC_EXIT_FAIL;
-    }
     /* the CPUs this process may use: a cgroup's (Slurm's cores of the job), or the launcher's */
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && !CPU_ISSET(core, &allowed)) {
-        fprintf(stderr, "hiercoll bind: rank %d: core %d of %s is not among the CPUs this "
-                        "process may use on %s\n", rank, core, path, me);
-        hc_mapfile_free(&f);
-        return HC_EXIT_FAIL;
+    int know_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+    for (int k = 0; k < ncores; k++) {
+        if (cores[k] >= CPU_SETSIZE) {
+            fprintf(stderr, "hiercoll bind: core %d out of range\n", cores[k]);
+            hc_mapfile_free(&f);
+            return HC_EXIT_FAIL;
+        }
+        if (know_allowed && !CPU_ISSET(cores[k], &allowed)) {
+            fprintf(stderr, "hiercoll bind: rank %d: core %d of %s is not among the CPUs this "
+                            "process may use on %s\n", rank, cores[k], path, me);
+            hc_mapfile_free(&f);
+            return HC_EXIT_FAIL;
+        }
+        CPU_SET(cores[k], &set);
     }
-    CPU_SET(core, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) {
         fprintf(stderr, "hiercoll bind: rank %d: cannot bind to core %d: %s\n", rank, core,
                 strerror(errno));
