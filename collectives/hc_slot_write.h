@@ -20,7 +20,8 @@
 #define HC_SLOT_WRITE_TIMED_MIN ((size_t)16 << 10)
 
 typedef struct hc_slot_writer {
-    double private_ns_per_byte; /* a cached copy between private buffers, measured once */
+    double private_ns_per_byte; /* a private cached copy's; 0 until the first timed write,
+                                   -1: not measured, every write cached */
     int stream;                 /* 1 while cached writes into shared lines are slow */
     unsigned streamed;          /* streamed writes since the last cached one */
     unsigned probe_every;       /* streamed writes between two cached ones */

@@ -59,8 +59,17 @@ HC_TEST(streams_while_cached_writes_are_slow_and_probes_less_often)
     size_t n = HC_SLOT_WRITE_TIMED_MIN;
     char *a = calloc(2, n);
     hc_slot_writer w;
+    hc_slot_writer fresh, second;
+    hc_slot_writer_init(&fresh);
+    HC_CHECK(fresh.private_ns_per_byte == 0); /* measured at the first timed write */
+    hc_slot_write(&fresh, a, a + n, n - 1);
+    HC_CHECK(fresh.private_ns_per_byte == 0);
+    hc_slot_write(&fresh, a, a + n, n);
+    HC_CHECK(fresh.private_ns_per_byte > 0);
+    hc_slot_writer_init(&second); /* once a process: a second writer takes the same */
+    hc_slot_write(&second, a, a + n, n);
+    HC_CHECK(second.private_ns_per_byte == fresh.private_ns_per_byte);
     hc_slot_writer_init(&w);
-    HC_CHECK(w.private_ns_per_byte > 0);
     HC_CHECK(w.stream == 0);
     w.private_ns_per_byte = 1e-9; /* every cached write now looks slow */
     hc_slot_write(&w, a, a + n, n);
