@@ -20,6 +20,8 @@ extern int hc_world_rank, hc_world_size;
 void hc_init_config(void);
 void hc_init_after_vendor(int provided);
 void hc_finalize_before_vendor(void);
+/* PMPI_Finalize, kept progressing where MPICH needs it (mpich_exit.c). */
+int hc_finalize_vendor(void);
 
 /* The context of comm, created on first use without communicating (light part only).
  * NULL for intercommunicators, MPI_COMM_NULL, or when hiercoll is not active. */

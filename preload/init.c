@@ -146,5 +146,5 @@ HC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 HC_EXPORT int MPI_Finalize(void)
 {
     hc_finalize_before_vendor();
-    return PMPI_Finalize();
+    return hc_finalize_vendor();
 }
