@@ -178,7 +178,8 @@ int hc_mapfile_rank_cores(const hc_mapfile *f, int r, int *cores, int max)
     for (int q = 0; all && q < f->nranks; q++)
         if (!strcmp(f->host[q], f->host[r]))
             all[n++] = f->core[q];
-    qsort(all, (size_t)n, sizeof *all, cmp_int);
+    if (all)
+        qsort(all, (size_t)n, sizeof *all, cmp_int);
     for (int i = 0; i < n; i++) {
         if (distinct && all[distinct - 1] == all[i])
             shared = 1;

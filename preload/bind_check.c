@@ -86,16 +86,22 @@ void hc_bind_check(void)
     char phys[HC_MAPFILE_HOSTLEN];
     hc_mapfile_physical_host(want_host, phys, sizeof phys);
     const hc_host_info *me = hc_host_info_get();
-    int core = sched_getcpu(), want = f.core[hc_world_rank];
+    int core = sched_getcpu();
     int cores[HC_MAPFILE_MAXCORES];
     int ncores = hc_mapfile_rank_cores(&f, hc_world_rank, cores, HC_MAPFILE_MAXCORES);
     cpu_set_t set;
     int bound = sched_getaffinity(0, sizeof set, &set) == 0 &&
                 bound_to_cores_of(&set, cores, ncores);
-    if (strcmp(phys, me->host) != 0 || !bound)
-        hc_warn_once("rank %d runs on %s core %d%s, but %s assigns it %s core %d "
+    if (strcmp(phys, me->host) != 0 || !bound) {
+        char want[256];
+        int len = snprintf(want, sizeof want, "core%s ", ncores > 1 ? "s" : "");
+        for (int i = 0; i < ncores && len < (int)sizeof want - 12; i++)
+            len += snprintf(want + len, sizeof want - (size_t)len, "%s%d", i ? "," : "",
+                            cores[i]);
+        hc_warn_once("rank %d runs on %s core %d%s, but %s assigns it %s %s "
                      "(launch as its next-run.sh does)",
                      hc_world_rank, me->host, core, bound ? "" : " unbound", path, want_host,
                      want);
+    }
     hc_mapfile_free(&f);
 }

@@ -153,7 +153,9 @@ static void *hc_f_vendor(const char *name)
         HC_F_VENDOR(init, "mpi_init_" #spelling)                                             \
         HC_F_ERR(ierr);                                                                      \
         hc_init_config();                                                                    \
+        hc_in_vendor_init = 1;                                                               \
         ((void (*)(F *))init_vendor)(e_);                                                    \
+        hc_in_vendor_init = 0;                                                               \
         if (*e_ == MPI_SUCCESS) {                                                            \
             int provided = MPI_THREAD_SINGLE;                                                \
             PMPI_Query_thread(&provided);                                                    \
@@ -165,7 +167,9 @@ static void *hc_f_vendor(const char *name)
         HC_F_VENDOR(init_thread, "mpi_init_thread_" #spelling)                               \
         HC_F_ERR(ierr);                                                                      \
         hc_init_config();                                                                    \
+        hc_in_vendor_init = 1;                                                               \
         ((void (*)(F *, F *, F *))init_thread_vendor)(required, provided, e_);               \
+        hc_in_vendor_init = 0;                                                               \
         if (*e_ == MPI_SUCCESS)                                                              \
             hc_init_after_vendor(*provided);                                                 \
     }                                                                                        \
@@ -173,7 +177,9 @@ static void *hc_f_vendor(const char *name)
     {                                                                                        \
         HC_F_VENDOR(finalize, "mpi_finalize_" #spelling)                                     \
         hc_finalize_before_vendor();                                                         \
+        hc_finalize_progress_arm();                                                          \
         ((void (*)(F *))finalize_vendor)(ierr);                                              \
+        hc_finalize_progress_disarm();                                                       \
     }
 #if defined(OPEN_MPI)
 HC_F_INIT()

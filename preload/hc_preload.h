@@ -11,6 +11,7 @@
 
 /* 1 between our MPI_Init and MPI_Finalize; before and after, every call goes to the vendor. */
 extern int hc_active;
+extern int hc_in_vendor_init; /* inside PMPI_Init / PMPI_Init_thread */
 extern int hc_thread_level;  /* as provided by the vendor */
 extern int hc_world_rank, hc_world_size;
 
@@ -20,8 +21,11 @@ extern int hc_world_rank, hc_world_size;
 void hc_init_config(void);
 void hc_init_after_vendor(int provided);
 void hc_finalize_before_vendor(void);
-/* PMPI_Finalize, kept progressing where MPICH needs it (mpich_exit.c). */
+/* PMPI_Finalize, kept progressing where MPICH needs it (mpich_exit.c); arm and disarm
+ * bracket a vendor finalize called otherwise (the Fortran bindings'). */
 int hc_finalize_vendor(void);
+void hc_finalize_progress_arm(void);
+void hc_finalize_progress_disarm(void);
 
 /* The context of comm, created on first use without communicating (light part only).
  * NULL for intercommunicators, MPI_COMM_NULL, or when hiercoll is not active. */

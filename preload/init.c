@@ -17,6 +17,7 @@
 extern char **environ;
 
 int hc_active;
+int hc_in_vendor_init;
 int hc_thread_level = MPI_THREAD_SINGLE;
 int hc_world_rank, hc_world_size;
 
@@ -125,7 +126,9 @@ void hc_finalize_before_vendor(void)
 HC_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     hc_init_config();
+    hc_in_vendor_init = 1;
     int rc = PMPI_Init(argc, argv);
+    hc_in_vendor_init = 0;
     if (rc == MPI_SUCCESS) {
         int provided = MPI_THREAD_SINGLE;
         PMPI_Query_thread(&provided);
@@ -137,7 +140,9 @@ HC_EXPORT int MPI_Init(int *argc, char ***argv)
 HC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     hc_init_config();
+    hc_in_vendor_init = 1;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
+    hc_in_vendor_init = 0;
     if (rc == MPI_SUCCESS)
         hc_init_after_vendor(*provided);
     return rc;

@@ -3,7 +3,8 @@
 # intercepts and nothing else (no hc_* helper, no libc or static-library symbol leaking out):
 # MPI_* in C, and the Fortran entry points the vendor's bindings do not route through them
 # (preload/fortran.c): under Open MPI mpi_* and MPI_*, under MPICH mpi_*_f08_; and the malloc
-# family it interposes (preload/malloc.c), by name.
+# family it interposes (preload/malloc.c), by name; under MPICH also read, __read_chk and two of
+# UCX's calls (preload/mpich_exit.c), which must then be the C library's and UCX's own names.
 # hc-test: each-family
 . "$(dirname "$0")/mpi_family.bash"
 [ -f "$LIB" ] || { echo "no $LIB"; exit 1; }
@@ -15,7 +16,9 @@ echo "$(echo "$defined" | wc -l) exported symbols"
 names='^(MPI_[A-Za-z0-9_]*|mpi_[a-z0-9_]*_f08_)$'
 [ "$HC_FAMILY" = ompi ] && names='^(MPI|mpi)_[A-Za-z0-9_]*$'
 malloc_family='^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|malloc_usable_size)$'
-bad=$(echo "$defined" | grep -Ev "$names" | grep -Ev "$malloc_family" || true)
+exit_family='^$'
+[ "$HC_FAMILY" = mpich ] && exit_family='^(read|__read_chk|ucp_worker_create|ucp_worker_destroy)$'
+bad=$(echo "$defined" | grep -Ev "$names" | grep -Ev "$malloc_family" | grep -Ev "$exit_family" || true)
 if [ -n "$bad" ]; then
     echo "exported symbols other than the MPI entry points:"
     echo "$bad" | sed 's/^/  /'
@@ -55,7 +58,8 @@ if [ -n "$MPILIB" ]; then
     vendor=$(for l in "$libdir"/libmpi*.so* "$libdir"/fortran/*/libmpi*.so*; do
                  [ -f "$l" ] && nm -D --defined-only "$l" 2>/dev/null
              done | awk '{print $3}' | sed 's/@.*//' | sort -u)
-    missing=$(comm -23 <(echo "$defined" | grep -Ev "$malloc_family") <(echo "$vendor"))
+    missing=$(comm -23 <(echo "$defined" | grep -Ev "$malloc_family" | grep -Ev "$exit_family") \
+                       <(echo "$vendor"))
     if [ -n "$missing" ]; then
         echo "exported but unknown to $MPILIB:"
         echo "$missing" | sed 's/^/  /'
@@ -64,6 +68,16 @@ if [ -n "$MPILIB" ]; then
 else
     echo "libhiercoll.so does not link a libmpi"
     fail=1
+fi
+
+# The names interposed for MPICH's exit are the ones its libraries call (libc's, libucp's).
+if [ "$HC_FAMILY" = mpich ] && [ -n "$MPILIB" ]; then
+    below=$(for l in $(ldd "$MPILIB" | awk '/libc\.so|libucp/ {print $3}'); do
+                nm -D --defined-only "$l" 2>/dev/null
+            done | awk '{print $3}' | sed 's/@.*//' | sort -u)
+    for sym in $(echo "$defined" | grep -E "$exit_family"); do
+        echo "$below" | grep -qx "$sym" || { echo "interposed $sym is not in libc or libucp"; fail=1; }
+    done
 fi
 
 # No text relocations and an explicit list of needed libraries (no surprise runtime deps).

@@ -155,8 +155,8 @@ int hc_cmd_bind(int argc, char **argv)
         CPU_SET(cores[k], &set);
     }
     if (sched_setaffinity(0, sizeof set, &set) != 0) {
-        fprintf(stderr, "hiercoll bind: rank %d: cannot bind to core %d: %s\n", rank, core,
-                strerror(errno));
+        fprintf(stderr, "hiercoll bind: rank %d: cannot bind to core %d%s: %s\n", rank, core,
+                ncores > 1 ? " and its host's other mapped cores" : "", strerror(errno));
         hc_mapfile_free(&f);
         return HC_EXIT_FAIL;
     }
