@@ -235,24 +235,21 @@ int hc_mapfile_write_launchers(const hc_mapfile *f, const char *dir, char *err, 
                 break;
             end++;
         }
-        /* a rank bound to several cores: "c1+c2" */
+        /* One pass over the run: each rank's cores, found once, go to all three files (a
+         * rank bound to several cores: "c1+c2" in the machinefile, "c1,c2" in the rankfile). */
         fprintf(mf, "%s:%d binding=user:", prev, end - r);
         for (int q = r; q < end; q++) {
             int n = hc_mapfile_rank_cores(f, q, cores, HC_MAPFILE_MAXCORES);
-            for (int i = 0; i < n; i++)
+            fprintf(rf, "rank %d=%s slot=", q, prev);
+            for (int i = 0; i < n; i++) {
                 fprintf(mf, "%s%d", i ? "+" : q > r ? "," : "", cores[i]);
+                fprintf(rf, "%s%d", i ? "," : "", cores[i]);
+            }
+            fputc('\n', rf);
+            fprintf(sf, "%s\n", prev);
         }
         fputc('\n', mf);
         r = end;
-    }
-    for (int r = 0; r < f->nranks; r++) {
-        hc_mapfile_physical_host(f->host[r], h, sizeof h);
-        int n = hc_mapfile_rank_cores(f, r, cores, HC_MAPFILE_MAXCORES);
-        fprintf(rf, "rank %d=%s slot=", r, h);
-        for (int i = 0; i < n; i++)
-            fprintf(rf, "%s%d", i ? "," : "", cores[i]);
-        fputc('\n', rf);
-        fprintf(sf, "%s\n", h);
     }
     int bad = ferror(mf) || ferror(rf) || ferror(sf);
     bad |= fclose(mf) != 0;
