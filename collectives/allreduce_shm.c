@@ -71,6 +71,8 @@ int hc_ar_shm_setup(hc_comm *c, hc_ar_state *st)
     int ok = c->local_size < 2 || hc_shm_create(c, bytes, &st->shm.seg) == 0, cma = 0;
     if (ok && c->local_size > 1) {
         hc_ar_flag *mine = &hc_ar_flags(st)[c->local_rank];
+        if (st->shm.seg.reused) /* the slots' bytes need not start at zero */
+            memset(mine, 0, sizeof *mine);
         mine->pid = getpid();
         mine->probe = hc_cma_probe_addr();
     }

@@ -56,7 +56,7 @@ int hc_ar_tmp_reserve(hc_ar_state *st, size_t need)
 
 void hc_ar_shm_free(hc_ar_state *st)
 {
-    hc_shm_destroy(&st->shm.seg);
+    hc_shm_release(&st->shm.seg);
     free(st->cma_buf);
     st->cma_buf = NULL;
 }

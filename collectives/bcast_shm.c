@@ -128,8 +128,11 @@ hc_bstate *hc_bshm_create(hc_comm *c, const hc_bsetup *setup)
         st->failed = 1;
         return st;
     }
-    /* My region on my NUMA node; the segment is zero-filled, so counters start at 0. */
+    /* My region on my NUMA node; counters start at 0 (a reused segment's are zeroed: its
+     * ring's bytes need not be). */
     hc_bhead *mine = head_of(st, st->me);
+    if (st->shm.reused)
+        memset(mine, 0, st->ring_off);
     int node = c->numa_of[c->rank];
     st->misplaced_pages = hc_bcast_place(mine, st->region, node, setup->show_pages);
     mine->pid = getpid();
@@ -190,7 +193,7 @@ void hc_bshm_destroy(hc_bstate *st)
 {
     if (!st)
         return;
-    hc_shm_destroy(&st->shm);
+    hc_shm_release(&st->shm);
     free(st->parent);
     free(st->cstart);
     free(st->child);

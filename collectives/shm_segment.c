@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,30 +95,116 @@ static int create_file(int anonymous, size_t size, char *name, size_t namelen)
     return -1;
 }
 
-/* One try, collective over c->local. Returns 1 when every rank mapped the segment; else 0,
- * with *retry set (identically everywhere) when the creator succeeded but a peer could not
- * attach, which a named segment may fix. */
-static int attempt(hc_comm *c, hc_shm *out, int ok, int anonymous, int *retry)
+/* Segments that freed communicators gave back, per process (hc_shm.h). Bounded so that a
+ * program that frees what it no longer needs does not keep it all: the oldest goes first. */
+#define POOL_MAX 8
+#define POOL_BYTES ((size_t)64 << 20)
+static hc_shm pool[POOL_MAX];
+static int npool;
+static size_t pool_bytes;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void unmap(hc_shm *s)
 {
-    int fd = -1;
-    char name[92] = "";
-    if (c->local_rank == 0 && ok) {
-        fd = create_file(anonymous, out->size, name, sizeof name);
-        ok = fd >= 0;
+    munmap(s->base, s->size);
+    if (s->counted)
+        atomic_fetch_sub(node_bytes, s->size);
+    s->base = NULL;
+}
+
+/* Takes from the pool the segment `id` (0: the one given back last) of `size` that this
+ * process held as local rank `local_rank` of `group` ranks. */
+static int pool_take(uint64_t id, size_t size, int group, int local_rank, hc_shm *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = npool - 1; i >= 0 && !found; i--) {
+        hc_shm *s = &pool[i];
+        if (s->size != size || s->group != group || s->local_rank != local_rank ||
+            (id && s->id != id))
+            continue;
+        *out = *s;
+        pool_bytes -= s->size;
+        memmove(s, s + 1, sizeof *s * (size_t)(npool - i - 1));
+        npool--;
+        found = 1;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return found;
+}
+
+static void pool_put(hc_shm *s)
+{
+    hc_shm evicted[POOL_MAX + 1];
+    int nevicted = 0;
+    pthread_mutex_lock(&pool_lock);
+    while (npool > 0 && (npool == POOL_MAX || pool_bytes + s->size > POOL_BYTES)) {
+        evicted[nevicted++] = pool[0];
+        pool_bytes -= pool[0].size;
+        memmove(pool, pool + 1, sizeof *pool * (size_t)--npool);
+    }
+    if (s->size <= POOL_BYTES) {
+        pool[npool++] = *s;
+        pool_bytes += s->size;
+    } else {
+        evicted[nevicted++] = *s;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < nevicted; i++)
+        unmap(&evicted[i]);
+    s->base = NULL;
+}
+
+/* Unmaps every pooled segment: the node's HIERCOLL_SHM_LIMIT needs their bytes. */
+static void pool_drop(void)
+{
+    hc_shm all[POOL_MAX];
+    pthread_mutex_lock(&pool_lock);
+    int n = npool;
+    memcpy(all, pool, sizeof *pool * (size_t)n);
+    npool = 0;
+    pool_bytes = 0;
+    pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < n; i++)
+        unmap(&all[i]);
+}
+
+/* How a try gets its segment: one given back (else, on the creator, a new anonymous one), a
+ * new anonymous one, or a named one. */
+enum { TRY_REUSE, TRY_ANONYMOUS, TRY_NAMED, TRY_NONE };
+
+/* One try, collective over c->local. Returns 1 when every rank has the segment; else 0 with
+ * *next (identical everywhere): the try that may still work, or TRY_NONE. A peer that no
+ * longer holds the segment offered for reuse, or cannot open a memfd, leads to the next. */
+static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
+{
+    int fd = -1, creator = c->local_rank == 0;
+    struct { int ok, reuse; uint64_t id; char name[92]; } msg = {0};
+    if (creator && ok) {
+        msg.reuse = how == TRY_REUSE && pool_take(0, out->size, c->local_size, 0, out);
+        if (msg.reuse) {
+            msg.id = out->id;
+        } else {
+            fd = create_file(how != TRY_NAMED, out->size, msg.name, sizeof msg.name);
+            ok = fd >= 0;
+            msg.id = (uint64_t)getpid() << 32 | (atomic_fetch_add(&segment_counter, 1) + 1u);
+        }
     }
     /* The name travels with the creator's verdict. */
-    struct { int ok; char name[92]; } msg;
     msg.ok = ok;
-    memcpy(msg.name, name, sizeof msg.name);
     PMPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, c->local);
     ok = msg.ok && ok;
 
-    if (ok && c->local_rank != 0) {
-        fd = anonymous ? open(msg.name, O_RDWR | O_CLOEXEC) : shm_open(msg.name, O_RDWR, 0600);
-        if (fd < 0)
-            ok = 0;
+    if (ok && !creator) {
+        if (msg.reuse) {
+            ok = pool_take(msg.id, out->size, c->local_size, c->local_rank, out);
+        } else {
+            fd = how != TRY_NAMED ? open(msg.name, O_RDWR | O_CLOEXEC)
+                                  : shm_open(msg.name, O_RDWR, 0600);
+            ok = fd >= 0;
+        }
     }
-    if (ok) {
+    if (ok && !msg.reuse) {
         out->base = mmap(NULL, out->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (out->base == MAP_FAILED) {
             out->base = NULL;
@@ -126,18 +213,28 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int anonymous, int *retry)
     }
     /* The creator keeps its descriptor until everyone has attached: the peers open the
      * memfd through it. */
-    if (fd >= 0 && c->local_rank != 0)
+    if (fd >= 0 && !creator)
         close(fd);
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->local);
-    if (c->local_rank == 0 && msg.ok) {
+    if (creator && msg.ok && !msg.reuse) {
         close(fd);
-        if (!anonymous)
+        if (how == TRY_NAMED)
             shm_unlink(msg.name); /* everyone has attached (or given up) */
     }
-    *retry = !all_ok && msg.ok && anonymous;
+    out->reused = msg.reuse;
+    out->id = msg.id;
+    out->group = c->local_size;
+    out->local_rank = c->local_rank;
+    *next = !msg.ok               ? TRY_NONE
+            : msg.reuse           ? TRY_ANONYMOUS
+            : how == TRY_NAMED    ? TRY_NONE
+                                  : TRY_NAMED;
     if (!all_ok && out->base) {
-        munmap(out->base, out->size);
+        if (msg.reuse)
+            pool_put(out); /* still this rank's to give again */
+        else
+            unmap(&(hc_shm){.base = out->base, .size = out->size});
         out->base = NULL;
     }
     return all_ok;
@@ -145,21 +242,26 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int anonymous, int *retry)
 
 int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
 {
-    out->base = NULL;
-    out->size = page_round(bytes ? bytes : 1);
-    out->counted = 0;
+    *out = (hc_shm){.size = page_round(bytes ? bytes : 1)};
     /* On the node's counter the creator reserves; on a process's own, everyone does. The
      * tries below agree on the verdict. */
     int counts = !budget_setup && (c->local_rank == 0 || node_bytes == &process_bytes);
-    int ok = !counts || reserve(out->size), retry = 0;
+    int ok = !counts || reserve(out->size);
+    if (!ok) {
+        pool_drop();
+        ok = reserve(out->size);
+    }
     if (!ok)
         hc_warn_once("HIERCOLL_SHM_LIMIT=%s reached (%zu bytes in use, %zu more asked): "
                      "communicators beyond it go without shared memory",
                      hc_cfg.shm_limit.s, hc_shm_bytes_in_use(), out->size);
-    if (!attempt(c, out, ok, 1, &retry) && !(retry && attempt(c, out, ok, 0, &retry))) {
+    int how = budget_setup ? TRY_ANONYMOUS : TRY_REUSE, done = 0;
+    while (!done && how != TRY_NONE)
+        done = attempt(c, out, ok, how, &how);
+    if (!done || out->reused) { /* a reused segment stays counted where it was */
         if (counts && ok)
             atomic_fetch_sub(node_bytes, out->size);
-        return -1;
+        return done ? 0 : -1;
     }
     out->counted = counts;
     return 0;
@@ -167,12 +269,20 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
 
 void hc_shm_destroy(hc_shm *s)
 {
+    if (s->base)
+        unmap(s);
+}
+
+void hc_shm_release(hc_shm *s)
+{
     if (!s->base)
         return;
-    munmap(s->base, s->size);
-    if (s->counted)
-        atomic_fetch_sub(node_bytes, s->size);
-    s->base = NULL;
+    /* Other processes' communicators cannot take back what this one keeps: past half the
+     * node's limit, segments go. */
+    if (hc_shm_bytes_in_use() > (size_t)hc_cfg.shm_limit.i / 2)
+        unmap(s);
+    else
+        pool_put(s);
 }
 
 static int world_node_ranks, world_node_rank = -1;

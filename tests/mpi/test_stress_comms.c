@@ -1,7 +1,8 @@
 /* Communicator churn: create, use with a broadcast (and every 8th with an allreduce), free,
  * 10 000 times. The library's per-communicator state (context, sub-communicators, shared
  * segment) must go with each communicator: resident memory, open descriptors, shared-memory
- * mappings and /dev/shm files stay flat. Checked after a warm-up, on every rank.
+ * mappings (but the few segments kept for reuse) and /dev/shm files stay flat. Checked after
+ * a warm-up, on every rank.
  * HC_STRESS_FULL=1 (make stress): 10 000 at 2 ranks, 2 000 at 4; `make test` does 500
  * at 2 ranks and 80 at 4 (a communicator's shared-memory setup costs tens of ms on
  * this loaded machine). HC_STRESS_COMMS sets the number. A watchdog (alarm) ends a run that
@@ -128,7 +129,9 @@ int main(int argc, char **argv)
     HC_T_CHECK(grew < 2048, "resident memory grew by %ld KiB over %ld communicators (%ld -> %ld)",
                grew, n - warmup, base.rss_kib, peak.rss_kib);
     HC_T_CHECK(peak.fds <= base.fds, "open descriptors grew: %d -> %d", base.fds, peak.fds);
-    HC_T_CHECK(end.maps <= base.maps && peak.maps <= base.maps + 2,
+    /* A process keeps up to 8 freed segments for the next communicator of the same ranks
+     * (collectives/hc_shm.h); a leak grows with the communicators. */
+    HC_T_CHECK(end.maps <= base.maps + 8 && peak.maps <= base.maps + 8,
                "shared-memory mappings grew: %d -> peak %d, end %d", base.maps, peak.maps, end.maps);
     /* Files in /dev/shm are the machine's, not only ours: the runner checks ours by name after
      * the run; here only that our churn did not pile them up. */
