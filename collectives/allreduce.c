@@ -28,7 +28,11 @@ static int is_predefined_op(MPI_Op op)
 static int cuttable(MPI_Datatype dt, MPI_Op op, hc_red *r)
 {
     MPI_Aint lb, tlb;
-    MPI_Count size = 0;
+    MPI_Count size = hc_type_common_size(dt);
+    if (size) { /* named, no holes, from its address */
+        r->extent = r->true_extent = (MPI_Aint)size;
+        return 1;
+    }
     if (PMPI_Type_get_extent(dt, &lb, &r->extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(dt, &tlb, &r->true_extent) != MPI_SUCCESS ||
         hc_type_size(dt, &size) != MPI_SUCCESS)

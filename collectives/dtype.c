@@ -20,6 +20,10 @@ int hc_dtype_contiguous(MPI_Datatype dt, MPI_Count *lb)
 {
     MPI_Count ni, na, nc, nd, tlb, text, size, elb, ext;
     int combiner;
+    if (hc_type_common_size(dt)) { /* named, no holes, from its address */
+        *lb = 0;
+        return 1;
+    }
     if (hc_type_envelope(dt, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
         return 0;
     PMPI_Type_get_true_extent_x(dt, &tlb, &text);
@@ -83,6 +87,8 @@ static MPI_Count struct_blocklength(const contents *c, MPI_Count i)
 
 MPI_Datatype hc_dtype_signature_type(MPI_Datatype dt)
 {
+    if (hc_type_common_size(dt))
+        return dt;
     contents c = {0};
     if (read_contents(dt, &c) != 0)
         return MPI_DATATYPE_NULL;

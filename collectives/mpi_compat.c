@@ -1,6 +1,40 @@
 /* MPI 4.0 large-count calls, or their MPI 3.1 equivalents: see hc_mpi.h. */
 #include "hc_mpi.h"
 
+#include <stddef.h>
+
+/* In the order programs use them most: an 8-byte broadcast spent about a tenth of its time
+ * in the four calls that asked MPI what MPI_BYTE is. */
+static const struct {
+    MPI_Datatype dt;
+    int size;
+} common_types[] = {
+    {MPI_BYTE, 1},
+    {MPI_DOUBLE, sizeof(double)},
+    {MPI_INT, sizeof(int)},
+    {MPI_CHAR, sizeof(char)},
+    {MPI_FLOAT, sizeof(float)},
+    {MPI_LONG, sizeof(long)},
+    {MPI_UNSIGNED_CHAR, sizeof(unsigned char)},
+    {MPI_UNSIGNED, sizeof(unsigned)},
+    {MPI_LONG_LONG, sizeof(long long)},
+    {MPI_UNSIGNED_LONG, sizeof(unsigned long)},
+    {MPI_INT64_T, 8},
+    {MPI_UINT64_T, 8},
+    {MPI_INT32_T, 4},
+    {MPI_UINT32_T, 4},
+    {MPI_SHORT, sizeof(short)},
+    {MPI_UNSIGNED_SHORT, sizeof(unsigned short)},
+};
+
+int hc_type_common_size(MPI_Datatype dt)
+{
+    for (size_t i = 0; i < sizeof common_types / sizeof common_types[0]; i++)
+        if (common_types[i].dt == dt)
+            return common_types[i].size;
+    return 0;
+}
+
 #if HC_MPI4
 
 int hc_type_envelope(MPI_Datatype dt, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
