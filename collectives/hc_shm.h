@@ -10,13 +10,15 @@
 typedef struct hc_shm {
     void *base;
     size_t size;
-    int counted; /* this process added size to the HIERCOLL_SHM_LIMIT count */
+    int counted; /* how it counts against HIERCOLL_SHM_LIMIT (shm_segment.c) */
     int reused;  /* given back by a freed communicator: its bytes are as that one left them */
     uint64_t id; /* the same on every rank that maps it */
+    uint64_t key; /* the group's world ranks, hashed: what the creator offers it to */
     int group, local_rank; /* the ranks that map it, and this one's place among them */
 } hc_shm;
 
-/* Collective over c->local. Local rank 0 creates a segment of `bytes` (rounded up to pages),
+/* Collective over c->local. Local rank 0 creates a segment of `bytes` (rounded up to pages,
+ * and one page more at the end where the library counts who maps it),
  * every local rank maps it, and it is unlinked as soon as all have attached, so a crash
  * leaves nothing in /dev/shm. Pages are not touched: owners first-touch their parts.
  * A new segment is zero-filled. Where every rank of c->local holds a segment of this size
@@ -33,7 +35,8 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out);
 void hc_shm_destroy(hc_shm *s);
 /* Gives s back for a later communicator of the same ranks: at most 8 segments, 64 MiB, a
  * process (the oldest is unmapped first), and only while the node's segments take at most
- * half of HIERCOLL_SHM_LIMIT; a creator refused by the limit unmaps all it keeps. Call it
+ * half of HIERCOLL_SHM_LIMIT; a creator refused by the limit unmaps all it keeps. A segment
+ * stays counted against the limit until the last process that maps it lets go. Call it
  * once the communicator is freed: this rank will not touch s again. */
 void hc_shm_release(hc_shm *s);
 /* Collective over world, once at MPI_Init: the ranks of each physical node share one

@@ -95,6 +95,31 @@ static int create_file(int anonymous, size_t size, char *name, size_t namelen)
     return -1;
 }
 
+/* The last page of every segment: who still maps it, so that the node's count of a segment
+ * is given back by the last process to let go of it, not by the first. */
+typedef struct trailer {
+    _Atomic int holders;
+    int node_counted; /* the creator reserved it on the node's counter */
+} trailer;
+
+/* How a segment is counted against HIERCOLL_SHM_LIMIT (hc_shm.counted). */
+enum { COUNT_NONE, COUNT_SELF, COUNT_NODE };
+
+static trailer *trailer_of(const hc_shm *s)
+{
+    return (trailer *)((char *)s->base + s->size - (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* Lets go of a segment every rank had agreed on. */
+static void unmap(hc_shm *s)
+{
+    int last = atomic_fetch_sub(&trailer_of(s)->holders, 1) == 1;
+    munmap(s->base, s->size);
+    if (s->counted == COUNT_SELF || (s->counted == COUNT_NODE && last))
+        atomic_fetch_sub(node_bytes, s->size);
+    s->base = NULL;
+}
+
 /* Segments that freed communicators gave back, per process (hc_shm.h). Bounded so that a
  * program that frees what it no longer needs does not keep it all: the oldest goes first. */
 #define POOL_MAX 8
@@ -104,58 +129,66 @@ static int npool;
 static size_t pool_bytes;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void unmap(hc_shm *s)
+static void pool_remove(int i)
 {
-    munmap(s->base, s->size);
-    if (s->counted)
-        atomic_fetch_sub(node_bytes, s->size);
-    s->base = NULL;
+    pool_bytes -= pool[i].size;
+    memmove(pool + i, pool + i + 1, sizeof *pool * (size_t)(npool - i - 1));
+    npool--;
 }
 
-/* Takes from the pool the segment `id` (0: the one given back last) of `size` that this
- * process held as local rank `local_rank` of `group` ranks. */
-static int pool_take(uint64_t id, size_t size, int group, int local_rank, hc_shm *out)
+/* Takes from the pool the segment `id` of `size` that this process held as local rank
+ * `local_rank` of `group` ranks; with id 0 (the creator's offer), the one given back last by
+ * the group whose world ranks hash to `key`. One that a holder has let go of can never be
+ * taken again: it goes. */
+static int pool_take(uint64_t id, uint64_t key, size_t size, int group, int local_rank,
+                     hc_shm *out)
 {
-    int found = 0;
+    hc_shm stale[POOL_MAX];
+    int nstale = 0, found = 0;
     pthread_mutex_lock(&pool_lock);
     for (int i = npool - 1; i >= 0 && !found; i--) {
         hc_shm *s = &pool[i];
         if (s->size != size || s->group != group || s->local_rank != local_rank ||
-            (id && s->id != id))
+            (id ? s->id != id : s->key != key))
             continue;
+        if (!id && atomic_load(&trailer_of(s)->holders) < group) {
+            stale[nstale++] = *s;
+            pool_remove(i);
+            continue;
+        }
         *out = *s;
-        pool_bytes -= s->size;
-        memmove(s, s + 1, sizeof *s * (size_t)(npool - i - 1));
-        npool--;
+        pool_remove(i);
         found = 1;
     }
     pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < nstale; i++)
+        unmap(&stale[i]);
     return found;
 }
 
 static void pool_put(hc_shm *s)
 {
-    hc_shm evicted[POOL_MAX + 1];
+    if (s->size > POOL_BYTES) {
+        unmap(s);
+        return;
+    }
+    hc_shm evicted[POOL_MAX];
     int nevicted = 0;
     pthread_mutex_lock(&pool_lock);
     while (npool > 0 && (npool == POOL_MAX || pool_bytes + s->size > POOL_BYTES)) {
         evicted[nevicted++] = pool[0];
-        pool_bytes -= pool[0].size;
-        memmove(pool, pool + 1, sizeof *pool * (size_t)--npool);
+        pool_remove(0);
     }
-    if (s->size <= POOL_BYTES) {
-        pool[npool++] = *s;
-        pool_bytes += s->size;
-    } else {
-        evicted[nevicted++] = *s;
-    }
+    pool[npool++] = *s;
+    pool_bytes += s->size;
     pthread_mutex_unlock(&pool_lock);
     for (int i = 0; i < nevicted; i++)
         unmap(&evicted[i]);
     s->base = NULL;
 }
 
-/* Unmaps every pooled segment: the node's HIERCOLL_SHM_LIMIT needs their bytes. */
+/* Unmaps every pooled segment: the node's HIERCOLL_SHM_LIMIT needs their bytes (those whose
+ * last holder this process is). */
 static void pool_drop(void)
 {
     hc_shm all[POOL_MAX];
@@ -169,19 +202,30 @@ static void pool_drop(void)
         unmap(&all[i]);
 }
 
+/* The same on every rank of c->local: its ranks' MPI_COMM_WORLD ranks in order, hashed. */
+static uint64_t group_key(const hc_comm *c)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int r = 0; c->world_rank_of && c->local_ranks && r < c->local_size; r++)
+        h = (h ^ (uint64_t)(unsigned)c->world_rank_of[c->local_ranks[r]]) * 0x100000001b3ull;
+    return h;
+}
+
 /* How a try gets its segment: one given back (else, on the creator, a new anonymous one), a
  * new anonymous one, or a named one. */
 enum { TRY_REUSE, TRY_ANONYMOUS, TRY_NAMED, TRY_NONE };
 
 /* One try, collective over c->local. Returns 1 when every rank has the segment; else 0 with
  * *next (identical everywhere): the try that may still work, or TRY_NONE. A peer that no
- * longer holds the segment offered for reuse, or cannot open a memfd, leads to the next. */
-static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
+ * longer holds the segment offered for reuse, or cannot open a memfd, leads to the next.
+ * reserved: the creator counted a new segment on the node's counter. */
+static int attempt(hc_comm *c, hc_shm *out, int ok, int reserved, int how, int *next)
 {
     int fd = -1, creator = c->local_rank == 0;
     struct { int ok, reuse; uint64_t id; char name[92]; } msg = {0};
     if (creator && ok) {
-        msg.reuse = how == TRY_REUSE && pool_take(0, out->size, c->local_size, 0, out);
+        msg.reuse = how == TRY_REUSE &&
+                    pool_take(0, out->key, out->size, c->local_size, 0, out);
         if (msg.reuse) {
             msg.id = out->id;
         } else {
@@ -197,7 +241,7 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
 
     if (ok && !creator) {
         if (msg.reuse) {
-            ok = pool_take(msg.id, out->size, c->local_size, c->local_rank, out);
+            ok = pool_take(msg.id, 0, out->size, c->local_size, c->local_rank, out);
         } else {
             fd = how != TRY_NAMED ? open(msg.name, O_RDWR | O_CLOEXEC)
                                   : shm_open(msg.name, O_RDWR, 0600);
@@ -209,6 +253,10 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
         if (out->base == MAP_FAILED) {
             out->base = NULL;
             ok = 0;
+        } else { /* before the agreement: nobody lets go before everyone holds it */
+            atomic_fetch_add(&trailer_of(out)->holders, 1);
+            if (creator)
+                trailer_of(out)->node_counted = reserved;
         }
     }
     /* The creator keeps its descriptor until everyone has attached: the peers open the
@@ -234,7 +282,7 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
         if (msg.reuse)
             pool_put(out); /* still this rank's to give again */
         else
-            unmap(&(hc_shm){.base = out->base, .size = out->size});
+            munmap(out->base, out->size); /* never agreed on: hc_shm_create uncounts it */
         out->base = NULL;
     }
     return all_ok;
@@ -242,10 +290,12 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int how, int *next)
 
 int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
 {
-    *out = (hc_shm){.size = page_round(bytes ? bytes : 1)};
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *out = (hc_shm){.size = page_round(bytes ? bytes : 1) + page, .key = group_key(c)};
     /* On the node's counter the creator reserves; on a process's own, everyone does. The
      * tries below agree on the verdict. */
-    int counts = !budget_setup && (c->local_rank == 0 || node_bytes == &process_bytes);
+    int node_mode = node_bytes != &process_bytes;
+    int counts = !budget_setup && (c->local_rank == 0 || !node_mode);
     int ok = !counts || reserve(out->size);
     if (!ok) {
         pool_drop();
@@ -257,13 +307,15 @@ int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
                      hc_cfg.shm_limit.s, hc_shm_bytes_in_use(), out->size);
     int how = budget_setup ? TRY_ANONYMOUS : TRY_REUSE, done = 0;
     while (!done && how != TRY_NONE)
-        done = attempt(c, out, ok, how, &how);
-    if (!done || out->reused) { /* a reused segment stays counted where it was */
+        done = attempt(c, out, ok, counts && ok && node_mode, how, &how);
+    if (!done || out->reused) { /* a reused segment stays counted as it was */
         if (counts && ok)
             atomic_fetch_sub(node_bytes, out->size);
         return done ? 0 : -1;
     }
-    out->counted = counts;
+    out->counted = !node_mode ? (counts ? COUNT_SELF : COUNT_NONE)
+                   : trailer_of(out)->node_counted ? COUNT_NODE
+                                                   : COUNT_NONE;
     return 0;
 }
 
