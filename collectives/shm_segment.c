@@ -14,6 +14,7 @@
 
 #include "hc_config.h"
 #include "hc_log.h"
+#include "hc_util.h"
 
 static atomic_uint segment_counter;
 
@@ -59,9 +60,11 @@ static int space_for(int fd, size_t bytes)
     return 1;
 }
 
+static size_t page_bytes(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
 static size_t page_round(size_t bytes)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = page_bytes();
     return (bytes + page - 1) / page * page;
 }
 
@@ -107,7 +110,7 @@ enum { COUNT_NONE, COUNT_SELF, COUNT_NODE };
 
 static trailer *trailer_of(const hc_shm *s)
 {
-    return (trailer *)((char *)s->base + s->size - (size_t)sysconf(_SC_PAGESIZE));
+    return (trailer *)((char *)s->base + s->size - page_bytes());
 }
 
 /* Lets go of a segment every rank had agreed on. */
@@ -205,9 +208,9 @@ static void pool_drop(void)
 /* The same on every rank of c->local: its ranks' MPI_COMM_WORLD ranks in order, hashed. */
 static uint64_t group_key(const hc_comm *c)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = HC_FNV_START;
     for (int r = 0; c->world_rank_of && c->local_ranks && r < c->local_size; r++)
-        h = (h ^ (uint64_t)(unsigned)c->world_rank_of[c->local_ranks[r]]) * 0x100000001b3ull;
+        h = hc_fnv_add(h, (uint64_t)(unsigned)c->world_rank_of[c->local_ranks[r]]);
     return h;
 }
 
@@ -290,8 +293,7 @@ static int attempt(hc_comm *c, hc_shm *out, int ok, int reserved, int how, int *
 
 int hc_shm_create(hc_comm *c, size_t bytes, hc_shm *out)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    *out = (hc_shm){.size = page_round(bytes ? bytes : 1) + page, .key = group_key(c)};
+    *out = (hc_shm){.size = page_round(bytes ? bytes : 1) + page_bytes(), .key = group_key(c)};
     /* On the node's counter the creator reserves; on a process's own, everyone does. The
      * tries below agree on the verdict. */
     int node_mode = node_bytes != &process_bytes;

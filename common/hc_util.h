@@ -20,6 +20,13 @@ static inline uint64_t hc_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* FNV-1a over 64-bit words: start from HC_FNV_START, add one word at a time. */
+#define HC_FNV_START 0xcbf29ce484222325ull
+static inline uint64_t hc_fnv_add(uint64_t h, uint64_t word)
+{
+    return (h ^ word) * 0x100000001b3ull;
+}
+
 /* More ranks on this node than it has online cores: a rank that waits without yielding may
  * hold the core the rank it waits for needs. */
 static inline int hc_ranks_outnumber_cores(long ranks)

@@ -79,9 +79,9 @@ static inline int skipped(uintptr_t pc)
 
 static inline uint64_t site_hash(int fn, int depth, const uintptr_t *pc)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)fn;
+    uint64_t h = HC_FNV_START ^ (uint64_t)fn;
     for (int i = 0; i < depth; i++)
-        h = (h ^ pc[i]) * 0x100000001b3ull;
+        h = hc_fnv_add(h, pc[i]);
     return h ? h : 1;
 }
 
