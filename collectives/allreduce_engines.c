@@ -21,7 +21,7 @@ static int vendor_run(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc
                       const void *sb, void *rb, int64_t n)
 {
     return hc_pmpi_allreduce(sb == rb ? MPI_IN_PLACE : sb, rb, (MPI_Count)n, r->dt, r->op,
-                             st->comm);
+                             c->comm);
 }
 
 /* The node is the lattice's first dimension when the ranks of each node fill it in order. */

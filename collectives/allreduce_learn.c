@@ -15,11 +15,11 @@
 #include "allreduce_plan.h"
 #include "hc_util.h"
 
-void hc_arlearn_round(hc_ar_state *st, hc_learn_entry *e)
+void hc_arlearn_round(hc_comm *c, hc_learn_entry *e)
 {
     double mine[HC_LEARN_MAXCAND], slowest[HC_LEARN_MAXCAND];
     hc_learn_medians(e, mine);
-    PMPI_Allreduce(mine, slowest, e->ncand, MPI_DOUBLE, MPI_MAX, st->comm);
+    PMPI_Allreduce(mine, slowest, e->ncand, MPI_DOUBLE, MPI_MAX, c->comm);
     hc_learn_decide(e, slowest);
 }
 

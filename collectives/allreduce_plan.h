@@ -62,7 +62,7 @@ extern const int hc_allreduce_engine_of[HC_ALLREDUCE_COUNT];
 
 /* Learning with every rank agreeing (allreduce_learn.c): at the end of a round the ranks'
  * times are combined (the slowest rank's median per algorithm) and every rank decides alike. */
-void hc_arlearn_round(hc_ar_state *st, hc_learn_entry *e);
+void hc_arlearn_round(hc_comm *c, hc_learn_entry *e);
 /* A call the plan asked to time (p->measure) ran from t0 to end (ns): a sample for a
  * HC_LEARN_SAMPLE call, counted from the key's previous call; the mark the next counts from. */
 void hc_arlearn_timed(const hc_ar_plan *p, uint64_t t0, uint64_t end);

@@ -291,7 +291,7 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         return start;
     e->seen_site = site;
     if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
-        hc_arlearn_round(st, e);
+        hc_arlearn_round(c, e);
         if (!e->announced && e->origin == HC_ORIGIN_LEARNED) {
             announce_choice(c, e, "measured");
             e->announced = 1;

@@ -88,15 +88,21 @@ hc_ar_state *hc_ar_state_get(hc_comm *c)
     pthread_mutex_lock(&c->lock);
     st = c->slot[HC_SLOT_ALLREDUCE];
     if (!st && (st = calloc(1, sizeof *st)) != NULL) {
-        /* Split, not dup: a dup would copy the preload's attribute to the private comm. */
-        if (PMPI_Comm_split(c->comm, 0, c->rank, &st->comm) != MPI_SUCCESS) {
-            free(st);
-            st = NULL;
-        } else {
-            c->slot_free[HC_SLOT_ALLREDUCE] = state_free;
-            __atomic_store_n((hc_ar_state **)&c->slot[HC_SLOT_ALLREDUCE], st, __ATOMIC_RELEASE);
-        }
+        st->comm = MPI_COMM_NULL;
+        c->slot_free[HC_SLOT_ALLREDUCE] = state_free;
+        __atomic_store_n((hc_ar_state **)&c->slot[HC_SLOT_ALLREDUCE], st, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&c->lock);
     return st;
+}
+
+/* Not at the state's creation: most communicators live on one node and never send (the
+ * segment's engines and the vendor's collective need none), and a split is most of what a
+ * new communicator's first allreduce costs. */
+int hc_ar_messages_comm(hc_comm *c, hc_ar_state *st)
+{
+    if (st->comm != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    /* Split, not dup: a dup would copy the preload's attribute to the private comm. */
+    return PMPI_Comm_split(c->comm, 0, c->rank, &st->comm);
 }

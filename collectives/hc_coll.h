@@ -37,7 +37,8 @@ struct hc_comm {
     /* Machine view, built collectively on the first accelerated collective
      * (hc_comm_topology in preload/). Valid when topo_state == 1. */
     int topo_state;      /* 0 not built, 1 built, -1 failed: vendor path only */
-    MPI_Comm local;      /* ranks on my node (real or virtual), ordered by comm rank */
+    MPI_Comm local;      /* ranks on my node (real or virtual), ordered by comm rank: comm
+                          * itself when that is one node */
     int local_rank, local_size;
     MPI_Comm leaders;    /* lowest rank of every node, ordered by node; MPI_COMM_NULL elsewhere */
     int node, num_nodes; /* my node's index, and how many (nodes numbered by lowest rank) */

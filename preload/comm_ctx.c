@@ -16,7 +16,7 @@ static int contexts_released; /* after MPI_Finalize released them: callbacks do 
 
 static void release_topology(hc_comm *c)
 {
-    if (c->local != MPI_COMM_NULL)
+    if (c->local != MPI_COMM_NULL && c->local != c->comm)
         PMPI_Comm_free(&c->local);
     if (c->leaders != MPI_COMM_NULL)
         PMPI_Comm_free(&c->leaders);
@@ -270,8 +270,17 @@ static int build_topology(hc_comm *c)
         if (c->node_of[r] != r / c->node_size[0] || c->node_size[c->node_of[r]] != c->node_size[0])
             c->nodes_regular = 0;
 
-    PMPI_Comm_split(c->comm, c->node, c->rank, &c->local);
-    PMPI_Comm_split(c->comm, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+    /* On one node the node's communicator is the program's own: hiercoll only runs
+     * collectives on it, inside the program's collective call, in the same order on every
+     * rank, which MPI allows. Two splits saved matter: a new communicator's first broadcast
+     * cost 0.6 ms against the vendor's 0.1 (MPICH's first split that leaves ranks out alone
+     * takes 0.35 ms), and libraries such as ScaLAPACK create communicators by the dozen. */
+    if (nodes == 1) {
+        c->local = c->comm;
+    } else {
+        PMPI_Comm_split(c->comm, c->node, c->rank, &c->local);
+        PMPI_Comm_split(c->comm, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+    }
     hc_info(2, "communicator of %d ranks: %d node(s), %d rank(s) on mine, %s", n, nodes,
             c->local_size, c->nodes_regular ? "regular" : "irregular");
     return 0;
