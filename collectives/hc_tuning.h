@@ -12,8 +12,9 @@
 const hc_tuning_rule *hc_tuning_rule_for(int coll, long long bytes, const hc_comm *c,
                                          const char *site, int root);
 
-/* Reads the file HIERCOLL_TUNING names, if any (MPI_Init does, before the vendor's init).
- * 0, or -1 with "FILE:LINE: reason" in err. */
+/* Reads the file HIERCOLL_TUNING names, if any (MPI_Init does, before the vendor's init,
+ * and nothing after it: hc_tuning_rule_for reads the table without a lock). 0, or -1 with
+ * "FILE:LINE: reason" in err, and then no rule applies. */
 int hc_tuning_load(char *err, size_t errlen);
 
 #endif

@@ -9,15 +9,18 @@
 
 static int file_no;
 
-/* Writes text to a fresh file and points HIERCOLL_TUNING at it. */
-static void use_file(const char *text)
+/* Writes text to a fresh file, points HIERCOLL_TUNING at it and reads it as MPI_Init does:
+ * 0, or -1 for a file that must be refused. */
+static int use_file(const char *text)
 {
     static char path[64];
+    char err[600];
     snprintf(path, sizeof path, "/tmp/hc-tuning-test-%d-%d", (int)getpid(), file_no++);
     FILE *f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
     hc_cfg.tuning.s = path;
+    return hc_tuning_load(err, sizeof err);
 }
 
 static hc_comm comm_of(int size, int nodes)
@@ -45,12 +48,12 @@ HC_TEST(no_file_no_rule)
 
 HC_TEST(rules_match_in_order)
 {
-    use_file("hiercoll-tuning 1\n"
-             "# collective bytes ranks nodes algorithm\n"
-             "bcast 0-64K * 1 shm   # small, one node\n"
-             "bcast 64K- 2-8 * shm-cma\n"
-             "bcast * * * vendor\n"
-             "allreduce 1M- 4 2 ring1d\n");
+    HC_CHECK(use_file("hiercoll-tuning 1\n"
+                      "# collective bytes ranks nodes algorithm\n"
+                      "bcast 0-64K * 1 shm   # small, one node\n"
+                      "bcast 64K- 2-8 * shm-cma\n"
+                      "bcast * * * vendor\n"
+                      "allreduce 1M- 4 2 ring1d\n") == 0);
     hc_comm one = comm_of(4, 1), two = comm_of(4, 2), big = comm_of(16, 2);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 0, &one), HC_BCAST_SHM);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 65535, &one), HC_BCAST_SHM);
@@ -66,11 +69,11 @@ HC_TEST(rules_match_in_order)
  * later catch-all must not take that range. */
 HC_TEST(auto_rule_stops_the_search)
 {
-    use_file("hiercoll-tuning 1\n"
-             "allreduce -1M * * auto\n"
-             "allreduce * * * vendor\n"
-             "bcast 0-4K * * auto\n"
-             "bcast * * * shm-direct\n");
+    HC_CHECK(use_file("hiercoll-tuning 1\n"
+                      "allreduce -1M * * auto\n"
+                      "allreduce * * * vendor\n"
+                      "bcast 0-4K * * auto\n"
+                      "bcast * * * shm-direct\n") == 0);
     hc_comm c = comm_of(4, 2);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1000, &c), HC_ALLREDUCE_AUTO);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_ALLREDUCE, 1 << 20, &c), HC_ALLREDUCE_VENDOR);
@@ -80,7 +83,7 @@ HC_TEST(auto_rule_stops_the_search)
 
 HC_TEST(exact_size_rule)
 {
-    use_file("hiercoll-tuning 1\nbcast 8 2 * shm-cma\n");
+    HC_CHECK(use_file("hiercoll-tuning 1\nbcast 8 2 * shm-cma\n") == 0);
     hc_comm c = comm_of(2, 1);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 8, &c), HC_BCAST_SHM_CMA);
     HC_CHECK_EQ_INT(algo_for(HC_COLL_BCAST, 9, &c), -7);
@@ -91,11 +94,11 @@ HC_TEST(exact_size_rule)
  * from that site (module basename and offset) and root matches. */
 HC_TEST(version_2_parameters_sites_and_times)
 {
-    use_file("hiercoll-tuning 2\n"
-             "bcast 64K-128K 2 1 shm-cma site=/opt/app/bin/solver+0x1a2b root=0 from=learned "
-             "calls=1200 times=shm:30.5,shm-cma:21,vendor:34.25\n"
-             "bcast * * * shm:seg=256K,nt_min=8K,direct=always\n"
-             "allreduce * * * ring:dims=2x2,packet=64K from=learned\n");
+    HC_CHECK(use_file("hiercoll-tuning 2\n"
+                      "bcast 64K-128K 2 1 shm-cma site=/opt/app/bin/solver+0x1a2b root=0 from=learned "
+                      "calls=1200 times=shm:30.5,shm-cma:21,vendor:34.25\n"
+                      "bcast * * * shm:seg=256K,nt_min=8K,direct=always\n"
+                      "allreduce * * * ring:dims=2x2,packet=64K from=learned\n") == 0);
     hc_comm c = comm_of(2, 1), four = comm_of(4, 2);
     const hc_tuning_rule *r =
         hc_tuning_rule_for(HC_COLL_BCAST, 70000, &c, "solver+0x1a2b", 0);
@@ -135,11 +138,13 @@ HC_TEST(malformed_files_are_ignored_whole)
     };
     hc_comm c = comm_of(2, 1);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        use_file(bad[i]);
+        HC_CHECK_MSG(use_file(bad[i]) != 0, "file %zu read without an error", i);
         HC_CHECK_MSG(hc_tuning_rule_for(HC_COLL_BCAST, 100, &c, NULL, -1) == NULL,
                      "file %zu applied", i);
     }
+    char err[600];
     hc_cfg.tuning.s = "/nonexistent/tuning";
+    HC_CHECK(hc_tuning_load(err, sizeof err) != 0);
     HC_CHECK(hc_tuning_rule_for(HC_COLL_BCAST, 100, &c, NULL, -1) == NULL);
 }
 
