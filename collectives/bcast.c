@@ -44,8 +44,10 @@ static hc_bstate *state_of(hc_comm *c)
     st = hc_bshm_create(c, &setup);
     if (!st) /* out of memory before any collective: the peers are already inside one */
         hc_abort(c->comm, 1, "MPI_Bcast: out of memory for the broadcast state");
-    int ok = !st->failed, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
+    /* On one node its ranks have agreed already (hc_bshm_create, over c->local == c->comm). */
+    int ok = !st->failed, all_ok = ok;
+    if (c->num_nodes > 1)
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
     if (!all_ok && !st->failed) {
         hc_shm_destroy(&st->shm);
         st->failed = 1;

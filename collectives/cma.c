@@ -1,5 +1,6 @@
 /* Cross Memory Attach helpers shared by the broadcast and the allreduce. */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -78,6 +79,32 @@ static int probe_fault(void)
     return hc_cfg.fault_cma.i == rank + 1;
 }
 
+/* Peers already probed with success: the permission lasts as long as the processes, and two
+ * probes a new communicator (broadcast and allreduce) cost it four system calls. A peer that
+ * fails is probed again each time (it is a rare, slow path anyway). */
+#define PROBED_MAX 64
+static int64_t probed_ok[PROBED_MAX];
+static int nprobed;
+static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int probed_before(int64_t pid)
+{
+    int found = 0;
+    pthread_mutex_lock(&probed_lock);
+    for (int i = 0; i < nprobed && !found; i++)
+        found = probed_ok[i] == pid;
+    pthread_mutex_unlock(&probed_lock);
+    return found;
+}
+
+static void remember_probed(int64_t pid)
+{
+    pthread_mutex_lock(&probed_lock);
+    if (nprobed < PROBED_MAX)
+        probed_ok[nprobed++] = pid;
+    pthread_mutex_unlock(&probed_lock);
+}
+
 int hc_cma_probe(int64_t pid, uint64_t addr)
 {
     /* Writing needs the same ptrace permission as reading; writing back the value the word
@@ -85,6 +112,11 @@ int hc_cma_probe(int64_t pid, uint64_t addr)
     uint64_t v = 0;
     if (probe_fault())
         return 0;
-    return hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid) &&
-           hc_cma_write(pid, addr, &v, sizeof v) == 0;
+    if (probed_before(pid))
+        return 1;
+    int ok = hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid) &&
+             hc_cma_write(pid, addr, &v, sizeof v) == 0;
+    if (ok)
+        remember_probed(pid);
+    return ok;
 }

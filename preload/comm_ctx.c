@@ -212,17 +212,24 @@ typedef struct rank_place {
     int core, numa;
 } rank_place;
 
+/* Communicators up to this size gather their places on the stack (5 KiB), with no
+ * agreement first that every rank could allocate: one collective less for most of them. */
+#define PLACES_ON_STACK 64
+
 static int build_topology(hc_comm *c)
 {
     const hc_host_info *me = hc_host_info_get();
     int n = c->size;
-    rank_place mine, *all = malloc(sizeof(rank_place) * (size_t)n);
-    int ok = all != NULL, all_ok;
-    /* Agree before communicating anything large: a rank that cannot allocate says so. */
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
-    if (!all_ok) {
-        free(all);
-        return -1;
+    rank_place mine, on_stack[PLACES_ON_STACK];
+    rank_place *all = n <= PLACES_ON_STACK ? on_stack : malloc(sizeof(rank_place) * (size_t)n);
+    if (n > PLACES_ON_STACK) {
+        /* Agree before communicating anything large: a rank that cannot allocate says so. */
+        int ok = all != NULL, all_ok;
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
+        if (!all_ok) {
+            free(all);
+            return -1;
+        }
     }
     memset(&mine, 0, sizeof mine);
     memcpy(mine.host, me->host, sizeof mine.host);
@@ -256,7 +263,8 @@ static int build_topology(hc_comm *c)
         c->core_of[r] = all[r].core;
         c->numa_of[r] = all[r].numa;
     }
-    free(all);
+    if (all != on_stack)
+        free(all);
     c->num_nodes = nodes;
     c->node = c->node_of[c->rank];
     c->local_rank = c->local_rank_of[c->rank];
