@@ -141,11 +141,9 @@ int hc_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
         return HC_FALLBACK;
     hc_ar_plan p;
     hc_allreduce_select(c, st, &r, n, site, &p);
-    /* Engines that send between nodes, or around a ring, need the private communicator;
-     * where MPI cannot give one (out of context ids) the vendor runs the call. */
-    int sends = hc_allreduce_engine_of[p.algo] == HC_ALLREDUCE_ENGINE_P2P || c->num_nodes > 1 ||
-                p.lat.d > 1;
-    if (sends && hc_ar_messages_comm(c, st) != MPI_SUCCESS)
+    /* A split that returns an error (under MPI_ERRORS_RETURN: out of context ids) leaves
+     * the call to the vendor; the default handler ends the job, as the vendor's would. */
+    if (hc_allreduce_plan_sends(&p) && hc_ar_messages_comm(c, st) != MPI_SUCCESS)
         return HC_FALLBACK;
     c->allreduce_last = p.algo;
     if (!repack)

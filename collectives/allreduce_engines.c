@@ -87,6 +87,14 @@ static int p2p_run(hc_comm *c, hc_ar_state *st, const hc_ar_plan *p, const hc_re
     return hc_ring_run(st, r, sb, rb, &p->lat, p->coords, 0, 0, n, p->packet);
 }
 
+int hc_allreduce_plan_sends(const hc_ar_plan *p)
+{
+    int engine = hc_allreduce_engine_of[p->algo];
+    return engine == HC_ALLREDUCE_ENGINE_P2P ||
+           ((engine == HC_ALLREDUCE_ENGINE_STAGED || engine == HC_ALLREDUCE_ENGINE_CMA) &&
+            p->lat.d > 1);
+}
+
 const hc_allreduce_engine hc_allreduce_engines[HC_ALLREDUCE_ENGINE_COUNT] = {
     [HC_ALLREDUCE_ENGINE_VENDOR] = {"vendor", vendor_run, vendor_can},
     [HC_ALLREDUCE_ENGINE_STAGED] = {"staged", staged_run, staged_can},

@@ -59,6 +59,9 @@ typedef struct hc_allreduce_engine {
 } hc_allreduce_engine;
 extern const hc_allreduce_engine hc_allreduce_engines[HC_ALLREDUCE_ENGINE_COUNT];
 extern const int hc_allreduce_engine_of[HC_ALLREDUCE_COUNT];
+/* Whether plan p's engine sends point-to-point messages on st->comm (the same on every
+ * rank): the ring, and the node engines where the lattice goes on past the node. */
+int hc_allreduce_plan_sends(const hc_ar_plan *p);
 
 /* Learning with every rank agreeing (allreduce_learn.c): at the end of a round the ranks'
  * times are combined (the slowest rank's median per algorithm) and every rank decides alike. */

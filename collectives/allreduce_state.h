@@ -74,7 +74,7 @@ typedef struct hc_ar_announced {
 #define HC_AR_ANNOUNCE_MAX 8
 
 typedef struct hc_ar_state {
-    MPI_Comm comm;    /* private duplicate for the engines' messages, so they never meet the
+    MPI_Comm comm;    /* private split for the engines' messages, so they never meet the
                        * user's; MPI_COMM_NULL until a call sends any (hc_ar_messages_comm) */
     int shm_state;    /* 0 not tried, 1 usable, -1 failed somewhere: point to point only */
     int cma_ok;       /* process_vm_readv/writev work between the local ranks, everywhere */
@@ -89,8 +89,8 @@ typedef struct hc_ar_state {
     hc_learn_table learn; /* per size class, the same on every rank (allreduce_learn.c) */
 } hc_ar_state;
 
-/* The state of c, created on the first call (collective: every rank arrives alike), or NULL
- * when memory is short (allreduce_state.c). */
+/* The state of c, created on the first call (no communication), or NULL when memory is
+ * short (allreduce_state.c). */
 hc_ar_state *hc_ar_state_get(hc_comm *c);
 /* Creates st->comm on the first call whose engine sends messages: collective, so every rank
  * calls it in that call (they all run the same plan). 0, or an MPI error code. */

@@ -80,28 +80,30 @@ static int probe_fault(void)
 }
 
 /* Peers already probed with success: the permission lasts as long as the processes, and two
- * probes a new communicator (broadcast and allreduce) cost it four system calls. A peer that
- * fails is probed again each time (it is a rare, slow path anyway). */
+ * probes a new communicator (broadcast and allreduce) cost it four system calls. Keyed by
+ * the probe word's address too, which differs between processes (address-space layout
+ * randomisation), so a pid reused by another process is probed afresh. A peer that fails is
+ * probed again each time (a rare, slow path anyway). */
 #define PROBED_MAX 64
-static int64_t probed_ok[PROBED_MAX];
+static struct probed { int64_t pid; uint64_t addr; } probed_ok[PROBED_MAX];
 static int nprobed;
 static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int probed_before(int64_t pid)
+static int probed_before(int64_t pid, uint64_t addr)
 {
     int found = 0;
     pthread_mutex_lock(&probed_lock);
     for (int i = 0; i < nprobed && !found; i++)
-        found = probed_ok[i] == pid;
+        found = probed_ok[i].pid == pid && probed_ok[i].addr == addr;
     pthread_mutex_unlock(&probed_lock);
     return found;
 }
 
-static void remember_probed(int64_t pid)
+static void remember_probed(int64_t pid, uint64_t addr)
 {
     pthread_mutex_lock(&probed_lock);
     if (nprobed < PROBED_MAX)
-        probed_ok[nprobed++] = pid;
+        probed_ok[nprobed++] = (struct probed){pid, addr};
     pthread_mutex_unlock(&probed_lock);
 }
 
@@ -112,11 +114,11 @@ int hc_cma_probe(int64_t pid, uint64_t addr)
     uint64_t v = 0;
     if (probe_fault())
         return 0;
-    if (probed_before(pid))
+    if (probed_before(pid, addr))
         return 1;
     int ok = hc_cma_read(pid, addr, &v, sizeof v) == 0 && v == hc_cma_probe_value(pid) &&
              hc_cma_write(pid, addr, &v, sizeof v) == 0;
     if (ok)
-        remember_probed(pid);
+        remember_probed(pid, addr);
     return ok;
 }

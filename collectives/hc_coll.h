@@ -40,7 +40,8 @@ struct hc_comm {
     MPI_Comm local;      /* ranks on my node (real or virtual), ordered by comm rank: comm
                           * itself when that is one node */
     int local_rank, local_size;
-    MPI_Comm leaders;    /* lowest rank of every node, ordered by node; MPI_COMM_NULL elsewhere */
+    MPI_Comm leaders;    /* lowest rank of every node, ordered by node; MPI_COMM_NULL elsewhere
+                          * and on every rank of a communicator on one node */
     int node, num_nodes; /* my node's index, and how many (nodes numbered by lowest rank) */
     int *node_of;        /* [size] node index of each rank */
     int *local_rank_of;  /* [size] rank inside its node's local communicator */

@@ -72,8 +72,9 @@ int hc_pack_size(MPI_Count count, MPI_Datatype dt, MPI_Comm comm, MPI_Count *siz
 /* MPI_Reduce_local with an MPI_Count count. */
 int hc_reduce_local(const void *in, void *inout, MPI_Count count, MPI_Datatype dt, MPI_Op op);
 
-/* The library's own collectives among its sub-communicators, with MPI_Count counts. Every
- * rank passes the same count and datatype (which the int fallbacks rely on). */
+/* The library's own collectives, with MPI_Count counts, on its sub-communicators or, inside
+ * the program's collective call, on the program's communicator itself. Every rank passes
+ * the same count and datatype (which the int fallbacks rely on). */
 int hc_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
 int hc_pmpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype dt,
                       MPI_Op op, MPI_Comm comm);

@@ -1,8 +1,8 @@
 /* Tuning file (docs/tuning.md): rules "collective bytes ranks nodes algorithm [options]",
  * first match wins. MPI_Init reads it and stops the run on a malformed file (FILE:LINE:
  * reason), so a typo never half-applies. The table does not change after that: the
- * selectors ask on every call, without a lock (a lock and a path comparison cost an 8-byte
- * broadcast 30-40 ns, a third of the call, in a run started from a learned file). */
+ * selectors ask on every call, without a lock (docs/tuning.md: a lock there was a third of
+ * an 8-byte broadcast). */
 #include "hc_tuning.h"
 
 #include <pthread.h>
@@ -26,8 +26,11 @@ static int load_locked(const char *path, char *err, size_t errlen)
     free(rules);
     rules = NULL;
     nrules = 0;
-    snprintf(loaded_path, sizeof loaded_path, "%s", path);
-    return hc_tuning_read(path, &rules, &nrules, err, errlen);
+    loaded_path[0] = 0;
+    int rc = hc_tuning_read(path, &rules, &nrules, err, errlen);
+    if (rc == 0) /* a file refused is read again, and refused again, the next time */
+        snprintf(loaded_path, sizeof loaded_path, "%s", path);
+    return rc;
 }
 
 int hc_tuning_load(char *err, size_t errlen)

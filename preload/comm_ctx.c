@@ -280,9 +280,9 @@ static int build_topology(hc_comm *c)
 
     /* On one node the node's communicator is the program's own: hiercoll only runs
      * collectives on it, inside the program's collective call, in the same order on every
-     * rank, which MPI allows. Two splits saved matter: a new communicator's first broadcast
-     * cost 0.6 ms against the vendor's 0.1 (MPICH's first split that leaves ranks out alone
-     * takes 0.35 ms), and libraries such as ScaLAPACK create communicators by the dozen. */
+     * rank, which MPI allows. The two splits were most of a new communicator's first call
+     * (docs/apps.md, fixed costs), and libraries such as ScaLAPACK make communicators by the
+     * dozen. */
     if (nodes == 1) {
         c->local = c->comm;
     } else {
