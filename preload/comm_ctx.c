@@ -286,8 +286,20 @@ static int build_topology(hc_comm *c)
     if (nodes == 1) {
         c->local = c->comm;
     } else {
-        PMPI_Comm_split(c->comm, c->node, c->rank, &c->local);
-        PMPI_Comm_split(c->comm, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+        /* Out of context ids (an error returned under MPI_ERRORS_RETURN) the communicator
+         * runs the vendor's collectives; the ranks agree, so none waits in a stage that
+         * another skips. */
+        int ok = PMPI_Comm_split(c->comm, c->node, c->rank, &c->local) == MPI_SUCCESS, all_ok;
+        if (!ok)
+            c->local = MPI_COMM_NULL;
+        if (PMPI_Comm_split(c->comm, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank,
+                            &c->leaders) != MPI_SUCCESS) {
+            c->leaders = MPI_COMM_NULL;
+            ok = 0;
+        }
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c->comm);
+        if (!all_ok)
+            return -1; /* what was made goes with the context (release_topology) */
     }
     hc_info(2, "communicator of %d ranks: %d node(s), %d rank(s) on mine, %s", n, nodes,
             c->local_size, c->nodes_regular ? "regular" : "irregular");
