@@ -32,7 +32,10 @@
 
 /* Whether the vendor's MPI_Allreduce gets (named type dt, op) right. MPICH 4.0.2 computes
  * MIN/MAX of the 8- and 16-bit unsigned types as signed (MIN(100, 200) = 200;
- * docs/algorithms-allreduce.md): the learner never hands such calls to it. */
+ * docs/algorithms-allreduce.md); Open MPI 4.1's AVX reductions saturate 8- and 16-bit
+ * integer sums where C, and every other path, wraps them (open-mpi/ompi#8045, won't fix),
+ * and it takes MIN/MAX of MPI_OFFSET as unsigned (MIN(3, -5) = 3): the learner never hands
+ * such calls to it. */
 int hc_vendor_reduces_right(MPI_Datatype dt, MPI_Op op);
 
 /* The largest packed size of one element that hc_pack and hc_unpack can handle: MPI 3.1's

@@ -277,8 +277,11 @@ int hc_pmpi_allgather(const void *sendbuf, MPI_Count count, MPI_Datatype dt, voi
 int hc_vendor_reduces_right(MPI_Datatype dt, MPI_Op op)
 {
 #ifdef OPEN_MPI
-    (void)dt, (void)op;
-    return 1;
+    return !(op == MPI_SUM &&
+             (dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED_CHAR || dt == MPI_SHORT ||
+              dt == MPI_UNSIGNED_SHORT || dt == MPI_INT8_T || dt == MPI_UINT8_T ||
+              dt == MPI_INT16_T || dt == MPI_UINT16_T || dt == MPI_CHAR)) &&
+           !((op == MPI_MIN || op == MPI_MAX) && dt == MPI_OFFSET);
 #else
     return !((op == MPI_MIN || op == MPI_MAX) &&
              (dt == MPI_UNSIGNED_CHAR || dt == MPI_UNSIGNED_SHORT || dt == MPI_UINT8_T ||

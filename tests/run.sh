@@ -130,15 +130,16 @@ for family in $FAMILIES; do
                 IFS=',' read -ra pairs <<<"$envs"
                 for p in "${pairs[@]}"; do env_opt "${p%%=*}" "${p#*=}"; done
             fi
+            case_env=("${ENV_OPTS[@]}") # the line's env=, for each of its runs
             case $preload in both) modes="vendor preload" ;; yes) modes=preload ;; *) modes=vendor ;; esac
             for n in ${np//,/ }; do
                 for mode in $modes; do
                     name="${CASE_PREFIX}mpi/$prog np=$n $mode${envs:+ $envs}"
-                    opts=("${ENV_OPTS[@]}")
+                    opts=("${case_env[@]}")
                     if [ "$mode" = preload ]; then
                         ENV_OPTS=()
                         env_opt LD_PRELOAD "$SAN_RT$LIB"
-                        opts=("${ENV_OPTS[@]}" "${opts[@]}")
+                        opts=("${ENV_OPTS[@]}" "${case_env[@]}")
                     fi
                     run_case "$name" "$timeout" "${LAUNCH[@]}" -n "$n" "${opts[@]}" "$bin"
                 done
