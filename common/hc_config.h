@@ -34,6 +34,7 @@ typedef struct hc_config {
 enum { HC_TREE_AUTO, HC_TREE_KNOMIAL, HC_TREE_KARY, HC_TREE_CHAIN, HC_TREE_FLAT, HC_TREE_NUMA };
 enum { HC_BDIRECT_AUTO, HC_BDIRECT_ON, HC_BDIRECT_OFF };
 enum { HC_SPIN_AUTO, HC_SPIN_ON, HC_SPIN_OFF };
+enum { HC_P2P_YIELD_AUTO, HC_P2P_YIELD_ON, HC_P2P_YIELD_OFF };
 
 extern hc_config hc_cfg;
 extern const hc_var_desc hc_var_table[];

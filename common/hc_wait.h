@@ -29,8 +29,9 @@ extern void (*hc_wait_progress)(void);
 extern unsigned hc_wait_spin;
 
 /* Sets hc_wait_spin from HIERCOLL_WAIT_SPIN, the job's ranks on this node and whether the MPI
- * library was told to yield when idle. Returns 1 when the waits spin. */
-int hc_wait_choose_spin(int node_ranks);
+ * library was told to yield when idle (open_mpi: the library is Open MPI, the one that can
+ * be). Returns 1 when the waits spin. */
+int hc_wait_choose_spin(int node_ranks, int open_mpi);
 
 static inline void hc_cpu_relax(void)
 {

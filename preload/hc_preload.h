@@ -9,6 +9,13 @@
 /* Marks an intercepted MPI entry point: the only symbols the library exports. */
 #define HC_EXPORT __attribute__((visibility("default")))
 
+/* 1 when this build of the library is for Open MPI. */
+#ifdef OPEN_MPI
+#define HC_OPEN_MPI 1
+#else
+#define HC_OPEN_MPI 0
+#endif
+
 /* 1 between our MPI_Init and MPI_Finalize; before and after, every call goes to the vendor. */
 extern int hc_active;
 extern int hc_in_vendor_init; /* inside PMPI_Init / PMPI_Init_thread */

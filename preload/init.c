@@ -13,6 +13,7 @@
 #include "hc_util.h"
 #include "hc_wait.h"
 #include "learn_save.h"
+#include "p2p_yield.h"
 
 extern char **environ;
 
@@ -83,13 +84,16 @@ void hc_init_after_vendor(int provided)
     hc_comm_module_init();
     hc_shm_budget_init(MPI_COMM_WORLD);
     hc_wait_progress = drive_progress;
-    int spin = hc_wait_choose_spin(hc_shm_node_ranks());
+    int spin = hc_wait_choose_spin(hc_shm_node_ranks(), HC_OPEN_MPI);
+    int p2p_yield = hc_p2p_yield_choose(hc_shm_node_ranks());
     hc_active = 1;
     hc_bind_check();
     hc_prof_init();
     if (hc_world_rank == 0)
-        hc_info(1, "active: bcast=%s allreduce=%s, %d ranks, waits %s", hc_cfg.bcast.s,
-                hc_cfg.allreduce.s, hc_world_size, spin ? "spin, then yield" : "yield at once");
+        hc_info(1, "active: bcast=%s allreduce=%s, %d ranks, waits %s, the program's %s",
+                hc_cfg.bcast.s, hc_cfg.allreduce.s, hc_world_size,
+                spin ? "spin, then yield" : "yield at once",
+                p2p_yield ? "point-to-point waits yield" : "point-to-point waits the vendor's");
 }
 
 /* The tuning file of what every rank learned, on rank 0 (collective over MPI_COMM_WORLD;
@@ -119,6 +123,7 @@ void hc_finalize_before_vendor(void)
         hc_prof_finalize(learned, began);
         free(learned);
         hc_wait_progress = NULL;
+        hc_p2p_yield = 0;
         hc_active = 0;
     }
 }

@@ -3,19 +3,24 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "p2p_yield.h"
 #include "prof.h"
 
 /* Send-side call: count, datatype, destination rank in comm. */
 #define HC_P2P(fn, call, count, dt, dest, comm)                                  \
     HC_PROF_WRAP(call, hc_prof_p2p(HC_PF_##fn, t0_, (MPI_Count)(count), dt, dest, comm))
 
-/* The send forms (plain and large-count) in one line each. */
-#define HC_SEND_FORMS(Name, CountT, Suffix)                                                  \
+/* The send forms (plain and large-count) in one line each; a blocking one names its
+ * nonblocking form, which completes it where the calls yield (p2p_yield.h). */
+#define HC_SEND_FORMS(Name, Iname, CountT, Suffix)                                          \
     HC_EXPORT int MPI_##Name##Suffix(const void *buf, CountT count, MPI_Datatype dt, int dest, \
                                      int tag, MPI_Comm comm)                                \
     {                                                                                      \
-        HC_P2P(Name, PMPI_##Name##Suffix(buf, count, dt, dest, tag, comm), count, dt, dest, \
-               comm);                                                                      \
+        HC_P2P(Name,                                                                       \
+               HC_P2P_BLOCKING(PMPI_##Name##Suffix(buf, count, dt, dest, tag, comm),        \
+                               PMPI_##Iname##Suffix(buf, count, dt, dest, tag, comm, &req_), \
+                               MPI_STATUS_IGNORE),                                         \
+               count, dt, dest, comm);                                                     \
     }
 #define HC_ISEND_FORMS(Name, CountT, Suffix)                                                 \
     HC_EXPORT int MPI_##Name##Suffix(const void *buf, CountT count, MPI_Datatype dt, int dest, \
@@ -25,35 +30,52 @@
                dest, comm);                                                                \
     }
 
-HC_SEND_FORMS(Send, int, )
-HC_SEND_FORMS(Bsend, int, )
-HC_SEND_FORMS(Ssend, int, )
-HC_SEND_FORMS(Rsend, int, )
+HC_SEND_FORMS(Send, Isend, int, )
+HC_SEND_FORMS(Bsend, Ibsend, int, )
+HC_SEND_FORMS(Ssend, Issend, int, )
+HC_SEND_FORMS(Rsend, Irsend, int, )
 HC_ISEND_FORMS(Isend, int, )
 HC_ISEND_FORMS(Ibsend, int, )
 HC_ISEND_FORMS(Issend, int, )
 HC_ISEND_FORMS(Irsend, int, )
 #if HC_MPI4 /* large-count forms */
-HC_SEND_FORMS(Send, MPI_Count, _c)
-HC_SEND_FORMS(Bsend, MPI_Count, _c)
-HC_SEND_FORMS(Ssend, MPI_Count, _c)
-HC_SEND_FORMS(Rsend, MPI_Count, _c)
+HC_SEND_FORMS(Send, Isend, MPI_Count, _c)
+HC_SEND_FORMS(Bsend, Ibsend, MPI_Count, _c)
+HC_SEND_FORMS(Ssend, Issend, MPI_Count, _c)
+HC_SEND_FORMS(Rsend, Irsend, MPI_Count, _c)
 HC_ISEND_FORMS(Isend, MPI_Count, _c)
 HC_ISEND_FORMS(Ibsend, MPI_Count, _c)
 HC_ISEND_FORMS(Issend, MPI_Count, _c)
 HC_ISEND_FORMS(Irsend, MPI_Count, _c)
 #endif
 
-#define HC_SENDRECV_FORMS(Name, CountT, Suffix, StatusT, status)                            \
+#define HC_SENDRECV_FORMS(Name, CountT, Suffix, StatusT, status, vendor_call)               \
     HC_EXPORT int MPI_##Name##Suffix(const void *sbuf, CountT scount, MPI_Datatype stype,    \
                                      int dest, int stag, void *rbuf, CountT rcount,        \
                                      MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, \
                                      StatusT status)                                       \
     {                                                                                     \
-        HC_P2P(Name, PMPI_##Name##Suffix(sbuf, scount, stype, dest, stag, rbuf, rcount,    \
-                                         rtype, src, rtag, comm, status),                 \
-               scount, stype, dest, comm);                                                \
+        HC_P2P(Name, vendor_call, scount, stype, dest, comm);                             \
     }
+#define HC_ISENDRECV_CALL(Suffix)                                                           \
+    PMPI_Isendrecv##Suffix(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, \
+                           comm, req)
+/* Blocking: as it is, or where the calls yield its receive and its send started (the
+ * receive first, as the vendors do) and completed by hc_yield_sendrecv. */
+#define HC_SENDRECV_CALL(Suffix)                                                            \
+    (__builtin_expect(!hc_p2p_yield, 1)                                                     \
+         ? PMPI_Sendrecv##Suffix(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, \
+                                 rtag, comm, st)                                            \
+         : ({                                                                               \
+               MPI_Request two_[2];                                                         \
+               int rc_recv_ = PMPI_Irecv##Suffix(rbuf, rcount, rtype, src, rtag, comm,      \
+                                                 &two_[0]);                                 \
+               rc_recv_ != MPI_SUCCESS                                                      \
+                   ? rc_recv_                                                               \
+                   : hc_yield_sendrecv(PMPI_Isend##Suffix(sbuf, scount, stype, dest, stag,  \
+                                                          comm, &two_[1]),                  \
+                                       two_, src, st);                                      \
+           }))
 #define HC_SENDRECV_REPLACE_FORMS(Name, CountT, Suffix, StatusT, status)                    \
     HC_EXPORT int MPI_##Name##Suffix(void *buf, CountT count, MPI_Datatype dt, int dest,     \
                                      int stag, int src, int rtag, MPI_Comm comm,           \
@@ -62,12 +84,12 @@ HC_ISEND_FORMS(Irsend, MPI_Count, _c)
         HC_P2P(Name, PMPI_##Name##Suffix(buf, count, dt, dest, stag, src, rtag, comm, status), \
                count, dt, dest, comm);                                                    \
     }
-HC_SENDRECV_FORMS(Sendrecv, int, , MPI_Status *, st)
+HC_SENDRECV_FORMS(Sendrecv, int, , MPI_Status *, st, HC_SENDRECV_CALL())
 HC_SENDRECV_REPLACE_FORMS(Sendrecv_replace, int, , MPI_Status *, st)
 #if HC_MPI4 /* large-count forms, MPI_Isendrecv */
-HC_SENDRECV_FORMS(Sendrecv, MPI_Count, _c, MPI_Status *, st)
-HC_SENDRECV_FORMS(Isendrecv, int, , MPI_Request *, req)
-HC_SENDRECV_FORMS(Isendrecv, MPI_Count, _c, MPI_Request *, req)
+HC_SENDRECV_FORMS(Sendrecv, MPI_Count, _c, MPI_Status *, st, HC_SENDRECV_CALL(_c))
+HC_SENDRECV_FORMS(Isendrecv, int, , MPI_Request *, req, HC_ISENDRECV_CALL())
+HC_SENDRECV_FORMS(Isendrecv, MPI_Count, _c, MPI_Request *, req, HC_ISENDRECV_CALL(_c))
 HC_SENDRECV_REPLACE_FORMS(Sendrecv_replace, MPI_Count, _c, MPI_Status *, st)
 HC_SENDRECV_REPLACE_FORMS(Isendrecv_replace, int, , MPI_Request *, req)
 HC_SENDRECV_REPLACE_FORMS(Isendrecv_replace, MPI_Count, _c, MPI_Request *, req)
@@ -77,7 +99,8 @@ HC_SENDRECV_REPLACE_FORMS(Isendrecv_replace, MPI_Count, _c, MPI_Request *, req)
 HC_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                        MPI_Status *st)
 {
-    HC_PROF_TIMED(Recv, PMPI_Recv(buf, count, dt, src, tag, comm, st));
+    HC_PROF_TIMED(Recv, HC_P2P_RECV(PMPI_Recv(buf, count, dt, src, tag, comm, st),
+                                    PMPI_Irecv(buf, count, dt, src, tag, comm, &req_), src, st));
 }
 HC_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                         MPI_Request *req)
@@ -88,7 +111,8 @@ HC_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag,
 HC_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                          MPI_Comm comm, MPI_Status *st)
 {
-    HC_PROF_TIMED(Recv, PMPI_Recv_c(buf, count, dt, src, tag, comm, st));
+    HC_PROF_TIMED(Recv, HC_P2P_RECV(PMPI_Recv_c(buf, count, dt, src, tag, comm, st),
+                                    PMPI_Irecv_c(buf, count, dt, src, tag, comm, &req_), src, st));
 }
 HC_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                           MPI_Comm comm, MPI_Request *req)
@@ -98,23 +122,25 @@ HC_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, 
 #endif
 HC_EXPORT int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    HC_PROF_TIMED(Probe, PMPI_Probe(src, tag, comm, st));
+    HC_PROF_TIMED(Probe, hc_p2p_yield ? hc_yield_probe(src, tag, comm, st) : PMPI_Probe(src, tag, comm, st));
 }
 HC_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    HC_PROF_TIMED(Wait, PMPI_Wait(req, st));
+    HC_PROF_TIMED(Wait, hc_p2p_yield ? hc_yield_complete(MPI_SUCCESS, req, st) : PMPI_Wait(req, st));
 }
 HC_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    HC_PROF_TIMED(Waitall, PMPI_Waitall(n, reqs, sts));
+    HC_PROF_TIMED(Waitall, hc_p2p_yield ? hc_yield_waitall(n, reqs, sts) : PMPI_Waitall(n, reqs, sts));
 }
 HC_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
-    HC_PROF_TIMED(Waitany, PMPI_Waitany(n, reqs, idx, st));
+    HC_PROF_TIMED(Waitany, hc_p2p_yield ? hc_yield_waitany(n, reqs, idx, st)
+                                         : PMPI_Waitany(n, reqs, idx, st));
 }
 HC_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    HC_PROF_TIMED(Waitsome, PMPI_Waitsome(n, reqs, out, idx, sts));
+    HC_PROF_TIMED(Waitsome, hc_p2p_yield ? hc_yield_waitsome(n, reqs, out, idx, sts)
+                                          : PMPI_Waitsome(n, reqs, out, idx, sts));
 }
 HC_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {

@@ -23,6 +23,7 @@ case_ p2p-np3 3 test_prof_p2p
 case_ p2p-np4-vnode 4 test_prof_p2p HIERCOLL_VIRTUAL_NODE_SIZE=2
 case_ p2p-np4-depth3 4 test_prof_p2p HIERCOLL_CALLSITES=3
 case_ p2p-np2-nosites 2 test_prof_p2p HIERCOLL_CALLSITES=0
+case_ p2p-np3-yield 3 test_prof_p2p HIERCOLL_P2P_YIELD=on
 case_ coll-np3 3 test_prof_coll
 case_ rma-np3 3 test_prof_rma
 case_ rma-np4-vnode 4 test_prof_rma HIERCOLL_VIRTUAL_NODE_SIZE=2

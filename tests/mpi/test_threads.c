@@ -2,11 +2,13 @@
  * at the same time, each on its own communicator (duplicates and splits of MPI_COMM_WORLD,
  * some first used from inside the threads, so contexts are built concurrently), with the
  * profiler on. Results are checked against local references; the profile written at
- * MPI_Finalize is read back. The last line runs the single-copy paths (off by default).
+ * MPI_Finalize is read back. The fourth line runs the single-copy paths (off by default), the
+ * last the program's point-to-point waits yielding (HIERCOLL_P2P_YIELD).
  * hc-test: np=2 preload=both timeout=300
  * hc-test: np=4 preload=yes timeout=300
  * hc-test: np=4 preload=yes timeout=300 env=HIERCOLL_VIRTUAL_NODE_SIZE=2
  * hc-test: np=2 preload=yes timeout=300 env=HIERCOLL_BCAST=shm-cma,HIERCOLL_ALLREDUCE_CMA_THRESHOLD=0
+ * hc-test: np=2 preload=yes timeout=300 env=HIERCOLL_P2P_YIELD=on
  */
 #include <pthread.h>
 #include <sys/stat.h>

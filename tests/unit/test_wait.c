@@ -10,17 +10,22 @@
 extern char **environ;
 
 /* Loads the configuration with HIERCOLL_WAIT_SPIN=spin (NULL: unset) and Open MPI's yield
- * variable (NULL: unset), then chooses for node_ranks ranks on this node. */
-static int spins(const char *spin, const char *yield, int node_ranks)
+ * variable (NULL: unset), then chooses for node_ranks ranks on this node under Open MPI
+ * (open_mpi) or MPICH. */
+static int spins_under(int open_mpi, const char *spin, const char *yield, int node_ranks)
 {
     spin ? setenv("HIERCOLL_WAIT_SPIN", spin, 1) : unsetenv("HIERCOLL_WAIT_SPIN");
     yield ? setenv("OMPI_MCA_mpi_yield_when_idle", yield, 1)
           : unsetenv("OMPI_MCA_mpi_yield_when_idle");
     char err[512], warn[1024];
     HC_CHECK_EQ_INT(hc_config_load(&hc_cfg, environ, err, sizeof err, warn, sizeof warn), 0);
-    int s = hc_wait_choose_spin(node_ranks);
+    int s = hc_wait_choose_spin(node_ranks, open_mpi);
     HC_CHECK_EQ_INT((int)hc_wait_spin, s ? HC_SPIN_ITERS : 0);
     return s;
+}
+static int spins(const char *spin, const char *yield, int node_ranks)
+{
+    return spins_under(1, spin, yield, node_ranks);
 }
 
 HC_TEST(wait_spins_unless_ranks_outnumber_cores_or_mpi_yields)
@@ -35,6 +40,10 @@ HC_TEST(wait_spins_unless_ranks_outnumber_cores_or_mpi_yields)
     HC_CHECK(spins("auto", "false", 1) == 1);
     HC_CHECK(spins("on", "1", cores + 1) == 1);
     HC_CHECK(spins("off", NULL, 1) == 0);
+    /* MPICH reads no such variable: exported for every family (as make apps does), it
+     * changes nothing there. */
+    HC_CHECK(spins_under(0, "auto", "1", 1) == 1);
+    HC_CHECK(spins_under(0, "auto", "1", cores + 1) == 0);
 }
 
 /* A value outside auto|on|off stops the load with the variable's name. */
