@@ -280,7 +280,8 @@ int hc_vendor_reduces_right(MPI_Datatype dt, MPI_Op op)
     return !(op == MPI_SUM &&
              (dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED_CHAR || dt == MPI_SHORT ||
               dt == MPI_UNSIGNED_SHORT || dt == MPI_INT8_T || dt == MPI_UINT8_T ||
-              dt == MPI_INT16_T || dt == MPI_UINT16_T || dt == MPI_CHAR)) &&
+              dt == MPI_INT16_T || dt == MPI_UINT16_T || dt == MPI_CHAR ||
+              dt == MPI_INTEGER1 || dt == MPI_INTEGER2)) &&
            !((op == MPI_MIN || op == MPI_MAX) && dt == MPI_OFFSET);
 #else
     return !((op == MPI_MIN || op == MPI_MAX) &&

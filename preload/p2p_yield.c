@@ -1,6 +1,8 @@
 /* Blocking point-to-point calls completed by test-and-yield (p2p_yield.h). */
 #include "p2p_yield.h"
 
+#include <string.h>
+
 #include "hc_config.h"
 #include "hc_preload.h"
 #include "hc_util.h"
@@ -83,11 +85,23 @@ int hc_yield_sendrecv(int send_rc, MPI_Request reqs[2], int src, MPI_Status *st)
         return send_rc;
     }
     MPI_Status both[2];
+    memset(both, 0, sizeof both);
     int rc = hc_yield_waitall(2, reqs, both);
-    if (rc == MPI_ERR_IN_STATUS) /* MPI_Sendrecv reports the failing half's own error */
-        rc = both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+    if (rc == MPI_ERR_IN_STATUS) {
+        /* MPI_Sendrecv reports the failing half's own error, and returns with nothing left
+         * posted: the other half, still pending, is cancelled (a receive) or let go. */
+        int recv_failed = both[0].MPI_ERROR != MPI_SUCCESS && both[0].MPI_ERROR != MPI_ERR_PENDING;
+        rc = recv_failed ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+        if (reqs[0] != MPI_REQUEST_NULL)
+            PMPI_Cancel(&reqs[0]);
+        for (int i = 0; i < 2; i++)
+            if (reqs[i] != MPI_REQUEST_NULL)
+                PMPI_Request_free(&reqs[i]);
+    }
     if (st != MPI_STATUS_IGNORE) {
+        int caller_error = st->MPI_ERROR; /* MPI_Sendrecv leaves it alone */
         *st = both[0];
+        st->MPI_ERROR = caller_error;
         if (src == MPI_PROC_NULL) /* MPICH 4.0 leaves source and tag 0 in a request's status */
             hc_yield_proc_null_status(st);
     }

@@ -1,16 +1,19 @@
-/* The program's own blocking point-to-point calls and MPI_Barrier, waited for by testing and
- * giving the core away (HIERCOLL_P2P_YIELD; preload/p2p_yield.c).
+/* The program's own blocking point-to-point calls, waited for by testing and giving the core
+ * away (HIERCOLL_P2P_YIELD; preload/p2p_yield.c).
  *
- * MPICH's progress engine polls without ever yielding, and Open MPI's yields only when told
- * (mpi_yield_when_idle). Where a node holds more ranks than cores, a rank spinning in
- * MPI_Recv holds the core its sender needs: ScaLAPACK's LU at 4 ranks on 2 cores took 1.2 s
- * or 12.6 s by how the scheduler happened to pair the ranks on the cores (docs/apps.md).
- * Each blocking call is its nonblocking form completed by test-and-yield, which the
- * standard defines as equivalent (MPI 4.0, 3.7.3). */
+ * MPICH's progress engine polls without ever yielding. Where a node holds more ranks than
+ * cores, a rank spinning in MPI_Recv holds the core its sender needs: ScaLAPACK's LU at 4
+ * ranks on 2 cores took 1.3 s or 12.6 s by how the scheduler happened to pair the ranks on
+ * the cores (docs/apps.md). Each blocking call is its nonblocking form completed by
+ * test-and-yield, which the standard defines as equivalent (MPI 4.0, 3.7.3), on one rank
+ * alone. Not MPI_Barrier: a nonblocking collective does not match a blocking one, and ranks
+ * on other nodes may decide otherwise. */
 #ifndef HC_P2P_YIELD_H
 #define HC_P2P_YIELD_H
 
 #include <mpi.h>
+
+#include "hc_util.h"
 
 /* 1 between MPI_Init and MPI_Finalize where the calls yield (hc_p2p_yield_choose). */
 extern int hc_p2p_yield;
@@ -20,7 +23,7 @@ extern int hc_p2p_yield;
  * receive from MPI_PROC_NULL, which returns at once, stays blocking: MPICH 4.0's requests
  * report its status wrongly (hc_yield_proc_null_status). */
 #define HC_P2P_BLOCKING_IF(may_yield, blocking, nonblocking_to_req_, st)                   \
-    (__builtin_expect(!hc_p2p_yield || !(may_yield), 1) ? (blocking) : ({                  \
+    (HC_LIKELY(!hc_p2p_yield || !(may_yield)) ? (blocking) : ({                             \
         MPI_Request req_;                                                                   \
         hc_yield_complete(nonblocking_to_req_, &req_, st);                                  \
     }))

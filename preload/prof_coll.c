@@ -4,7 +4,6 @@
  * only. */
 #include <stdlib.h>
 
-#include "p2p_yield.h"
 #include "prof.h"
 
 typedef struct coll_rec {
@@ -267,8 +266,7 @@ HC_EXPORT int MPI_Neighbor_alltoallw_c(const void *sb, const MPI_Count sn[], con
 
 HC_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
-    HC_PROF_TIMED(Barrier, HC_P2P_BLOCKING(PMPI_Barrier(comm), PMPI_Ibarrier(comm, &req_),
-                                           MPI_STATUS_IGNORE));
+    HC_PROF_TIMED(Barrier, PMPI_Barrier(comm));
 }
 
 /* Nonblocking collectives: the same model, counted when started (time is the start's). */

@@ -57,13 +57,14 @@ HC_ISEND_FORMS(Irsend, MPI_Count, _c)
     {                                                                                     \
         HC_P2P(Name, vendor_call, scount, stype, dest, comm);                             \
     }
+/* The vendor's call of a wrapper that HC_SENDRECV_FORMS defines, by its parameters' names. */
 #define HC_ISENDRECV_CALL(Suffix)                                                           \
     PMPI_Isendrecv##Suffix(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, \
                            comm, req)
 /* Blocking: as it is, or where the calls yield its receive and its send started (the
  * receive first, as the vendors do) and completed by hc_yield_sendrecv. */
 #define HC_SENDRECV_CALL(Suffix)                                                            \
-    (__builtin_expect(!hc_p2p_yield, 1)                                                     \
+    (HC_LIKELY(!hc_p2p_yield)                                                               \
          ? PMPI_Sendrecv##Suffix(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, \
                                  rtag, comm, st)                                            \
          : ({                                                                               \
@@ -122,15 +123,18 @@ HC_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, 
 #endif
 HC_EXPORT int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    HC_PROF_TIMED(Probe, hc_p2p_yield ? hc_yield_probe(src, tag, comm, st) : PMPI_Probe(src, tag, comm, st));
+    HC_PROF_TIMED(Probe, hc_p2p_yield ? hc_yield_probe(src, tag, comm, st)
+                                      : PMPI_Probe(src, tag, comm, st));
 }
 HC_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    HC_PROF_TIMED(Wait, hc_p2p_yield ? hc_yield_complete(MPI_SUCCESS, req, st) : PMPI_Wait(req, st));
+    HC_PROF_TIMED(Wait, hc_p2p_yield ? hc_yield_complete(MPI_SUCCESS, req, st)
+                                     : PMPI_Wait(req, st));
 }
 HC_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    HC_PROF_TIMED(Waitall, hc_p2p_yield ? hc_yield_waitall(n, reqs, sts) : PMPI_Waitall(n, reqs, sts));
+    HC_PROF_TIMED(Waitall, hc_p2p_yield ? hc_yield_waitall(n, reqs, sts)
+                                        : PMPI_Waitall(n, reqs, sts));
 }
 HC_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {

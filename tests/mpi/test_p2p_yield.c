@@ -1,13 +1,14 @@
-/* The program's blocking point-to-point calls and MPI_Barrier as the preload completes them
- * where they yield (HIERCOLL_P2P_YIELD, preload/p2p_yield.c): each keeps its MPI semantics.
+/* The program's blocking point-to-point calls as the preload completes them where they yield
+ * (HIERCOLL_P2P_YIELD, preload/p2p_yield.c): each keeps its MPI semantics.
  * Every send mode into a derived datatype, MPI_Sendrecv's status (source, tag, count) with
  * wildcards and MPI_PROC_NULL, receives from MPI_PROC_NULL, MPI_Waitall / Waitany / Waitsome
  * over null, persistent and inactive requests down to MPI_UNDEFINED, MPI_Probe, large-count
- * forms; MPI_Ssend and MPI_Barrier must not return before their partner arrives. Where the
- * calls yield (HIERCOLL_P2P_YIELD=on, or auto under MPICH with more ranks than cores) a
- * rank waiting 0.3 s in MPI_Recv must also leave most of that time to others: its CPU time
- * below half of it (the vendors' own waits poll through it). Open MPI's mpi_yield_when_idle
- * exported for every family, as make apps does, must not turn auto off under MPICH.
+ * forms; MPI_Ssend (and MPI_Barrier, left to the vendor) must not return before their
+ * partner arrives. Where the calls yield (HIERCOLL_P2P_YIELD=on, or auto under MPICH with
+ * more ranks than cores) a rank waiting 0.3 s in MPI_Recv must also leave most of that time
+ * to others: its CPU time below half of it (the vendors' own waits poll through it). Open
+ * MPI's mpi_yield_when_idle exported for every family, as make apps does, must not turn auto
+ * off under MPICH.
  * hc-test: np=2,3 preload=both timeout=120
  * hc-test: np=2,4 preload=yes timeout=120 env=HIERCOLL_P2P_YIELD=on
  * hc-test: np=3 preload=yes timeout=120 env=HIERCOLL_P2P_YIELD=off
@@ -80,8 +81,9 @@ static void sendrecv(void)
     MPI_Get_count(&st, MPI_INT, &count);
     HC_T_CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 60 + prev && count == 7 - (prev % 2),
                "sendrecv: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, count);
-    HC_T_CHECK(in[0] == prev * 100 && in[count - 1] == prev * 100 + count - 1 && in[8] == 0,
-               "sendrecv data %d %d", in[0], in[count - 1]);
+    HC_T_CHECK(count > 0 && count <= 9 && in[0] == prev * 100 &&
+                   in[count - 1] == prev * 100 + count - 1 && in[8] == 0,
+               "sendrecv data %d", in[0]);
 
     in[0] = -5;
     MPI_Sendrecv(out, 7, MPI_INT, MPI_PROC_NULL, 1, in, 9, MPI_INT, MPI_PROC_NULL, 2,
@@ -97,7 +99,9 @@ static void sendrecv(void)
 
     MPI_Recv(in, 9, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    HC_T_CHECK(st.MPI_SOURCE == MPI_PROC_NULL && count == 0, "recv from MPI_PROC_NULL");
+    HC_T_CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+               "recv from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
+               count);
 }
 
 /* Waitall, Waitany and Waitsome over a mix of real, null, persistent and inactive requests. */
@@ -167,10 +171,16 @@ static void waits(void)
     }
     MPI_Request_free(&pr);
     MPI_Request_free(&ps);
+    /* A null request completes at once with the empty status. */
     MPI_Request null = MPI_REQUEST_NULL;
     MPI_Status st0;
+    st0.MPI_SOURCE = st0.MPI_TAG = 12345;
     MPI_Wait(&null, &st0);
-    HC_T_CHECK(null == MPI_REQUEST_NULL, "wait on MPI_REQUEST_NULL");
+    int count0 = -1;
+    MPI_Get_count(&st0, MPI_INT, &count0);
+    HC_T_CHECK(st0.MPI_SOURCE == MPI_ANY_SOURCE && st0.MPI_TAG == MPI_ANY_TAG && count0 == 0,
+               "wait on MPI_REQUEST_NULL: source %d tag %d count %d", st0.MPI_SOURCE,
+               st0.MPI_TAG, count0);
 }
 
 /* MPI_Probe then a receive of exactly the probed size. */
@@ -230,18 +240,20 @@ static void large_count(void)
 }
 
 /* Rank 0 arrives 0.2 s late at an MPI_Ssend's receive and at a barrier: neither may return
- * early on its partners. */
+ * early on its partners (half the delay is margin for ranks that leave the barrier before it
+ * a scheduler's slice apart). */
 static void waits_for_partner(void)
 {
     const double late = 0.2;
     int r = hc_t_rank, token = 5;
     if (hc_t_size == 1)
         return;
+    MPI_Barrier(MPI_COMM_WORLD);
     if (r == 1) {
         double t0 = MPI_Wtime();
         MPI_Ssend(&token, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
         double took = MPI_Wtime() - t0;
-        HC_T_CHECK(took > 0.9 * late, "MPI_Ssend returned after %.3f s, before its receive",
+        HC_T_CHECK(took > 0.5 * late, "MPI_Ssend returned after %.3f s, before its receive",
                    took);
     } else if (r == 0) {
         usleep((useconds_t)(late * 1e6));
@@ -254,7 +266,7 @@ static void waits_for_partner(void)
     MPI_Barrier(MPI_COMM_WORLD);
     double took = MPI_Wtime() - t0;
     if (r != 0)
-        HC_T_CHECK(took > 0.9 * late, "MPI_Barrier returned after %.3f s, before rank 0 came",
+        HC_T_CHECK(took > 0.5 * late, "MPI_Barrier returned after %.3f s, before rank 0 came",
                    took);
 }
 
