@@ -44,15 +44,16 @@ static inline void hc_cpu_relax(void)
 #endif
 }
 
-static inline void hc_backoff_wait(hc_backoff *b)
+/* One turn of the backoff; progress (NULL: none) is called once the spin is over. */
+static inline void hc_backoff_turn(hc_backoff *b, void (*progress)(void))
 {
     unsigned i = b->iter++;
     if (i < hc_wait_spin) {
         hc_cpu_relax();
         return;
     }
-    if (hc_wait_progress)
-        hc_wait_progress();
+    if (progress)
+        progress();
     if (i < hc_wait_spin + HC_YIELD_ITERS) {
         sched_yield();
     } else {
@@ -63,5 +64,7 @@ static inline void hc_backoff_wait(hc_backoff *b)
         nanosleep(&ts, NULL);
     }
 }
+
+static inline void hc_backoff_wait(hc_backoff *b) { hc_backoff_turn(b, hc_wait_progress); }
 
 #endif

@@ -84,8 +84,9 @@ void hc_init_after_vendor(int provided)
     hc_comm_module_init();
     hc_shm_budget_init(MPI_COMM_WORLD);
     hc_wait_progress = drive_progress;
-    int spin = hc_wait_choose_spin(hc_shm_node_ranks(), HC_OPEN_MPI);
-    int p2p_yield = hc_p2p_yield_choose(hc_shm_node_ranks());
+    int node_ranks = hc_shm_node_ranks();
+    int spin = hc_wait_choose_spin(node_ranks, HC_OPEN_MPI);
+    int p2p_yield = hc_p2p_yield_choose(node_ranks);
     hc_active = 1;
     hc_bind_check();
     hc_prof_init();
