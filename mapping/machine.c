@@ -247,6 +247,27 @@ int hc_machine_navail(const hc_machine *m)
     return k;
 }
 
+int hc_machine_uniform(const hc_machine *m)
+{
+    if (m->matrix || m->nlevels < 1)
+        return 0;
+    /* Pairs of available cores meet at the first level that separates any two of them or
+     * below: uniform when those levels all have one bandwidth. */
+    int first = -1, top = m->nlevels - 1;
+    for (int c = 0; c < m->ncores; c++) {
+        if (!m->avail[c])
+            continue;
+        if (first < 0)
+            first = c;
+        else if (hc_machine_level(m, first, c) < top)
+            top = hc_machine_level(m, first, c);
+    }
+    for (int l = top + 1; l < m->nlevels; l++)
+        if (m->bw[l] != m->bw[top])
+            return 0;
+    return 1;
+}
+
 int hc_machine_node_level(const hc_machine *m)
 {
     for (int l = 0; l < m->nlevels; l++)

@@ -82,6 +82,20 @@ void hc_model_launched(const hc_model *md, const int *host, const int *cpu, int 
     free(fill);
 }
 
+/* 1 if map puts the n ranks on distinct available cores of the model. */
+static int is_placement(const hc_machine *m, const int *map, int n)
+{
+    unsigned char *used = calloc((size_t)m->ncores, 1);
+    int ok = used != NULL;
+    for (int r = 0; ok && r < n; r++) {
+        ok = map[r] >= 0 && map[r] < m->ncores && m->avail[map[r]] && !used[map[r]];
+        if (ok)
+            used[map[r]] = 1;
+    }
+    free(used);
+    return ok;
+}
+
 int hc_model_recommend(const hc_graph *g, const hc_model *md, int algo, const int *launched,
                        hc_mapfile *f, char *err, size_t errlen)
 {
@@ -93,8 +107,16 @@ int hc_model_recommend(const hc_graph *g, const hc_model *md, int algo, const in
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (hc_map_compute(g, &md->m, (hc_map_algo)algo, 1, map, name, sizeof name, err, errlen))
+    /* Where every placement costs the same, no search can improve on the launch order: keep
+     * it (and the search's milliseconds, a share of a short run's wall time at finalize). */
+    if (algo == HC_MAPALGO_AUTO && launched && hc_machine_uniform(&md->m) &&
+        is_placement(&md->m, launched, n)) {
+        memcpy(map, launched, sizeof(int) * (size_t)n);
+        snprintf(name, sizeof name, "launch-order");
+    } else if (hc_map_compute(g, &md->m, (hc_map_algo)algo, 1, map, name, sizeof name, err,
+                              errlen)) {
         goto out;
+    }
     snprintf(f->algorithm, sizeof f->algorithm, "%s", name);
     hc_machine_format(&md->m, f->machine, sizeof f->machine);
     int o = 0;

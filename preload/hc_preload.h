@@ -59,10 +59,9 @@ int hc_virtual_node(void);
 
 /* Profiler (preload/prof*.c) and mapping check hooks called by MPI_Init/MPI_Finalize. */
 void hc_prof_init(void);
-/* Collective over MPI_COMM_WORLD; learned: the tuning file of what the run learned (rank 0;
- * may be NULL), written into the profile directory as tuning.txt; began_ns: hc_now_ns() when
- * the profiler's part of finalize began (the learned choices' gather included). */
-void hc_prof_finalize(const char *learned, uint64_t began_ns);
+/* Collective over MPI_COMM_WORLD: the profile, with the tuning file of what every rank learned
+ * (tuning.txt); began_ns: hc_now_ns() when the profiler's part of finalize began. */
+void hc_prof_finalize(uint64_t began_ns);
 void hc_bind_check(void);
 
 #endif

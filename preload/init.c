@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hc_config.h"
@@ -12,7 +11,6 @@
 #include "hc_tuning.h"
 #include "hc_util.h"
 #include "hc_wait.h"
-#include "learn_save.h"
 #include "p2p_yield.h"
 
 extern char **environ;
@@ -97,32 +95,12 @@ void hc_init_after_vendor(int provided)
                 p2p_yield ? "point-to-point waits yield" : "point-to-point waits the vendor's");
 }
 
-/* The tuning file of what every rank learned, on rank 0 (collective over MPI_COMM_WORLD;
- * NULL when nothing is to be written: no profile directory to keep it in). */
-static char *learned_file(void)
-{
-    if (!hc_cfg.profile.s[0])
-        return NULL;
-    char *lines = hc_learn_gather(MPI_COMM_WORLD), *text = NULL;
-    if (lines) {
-        char date[32];
-        time_t now = time(NULL);
-        strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-        text = hc_learn_file_text(lines, date);
-        free(lines);
-    }
-    return text;
-}
-
 void hc_finalize_before_vendor(void)
 {
     if (hc_active) {
         /* Contexts first: freeing their states keeps what was learned on them. */
         hc_comm_module_finalize();
-        uint64_t began = hc_now_ns(); /* the profiler's finalize, its own time */
-        char *learned = learned_file();
-        hc_prof_finalize(learned, began);
-        free(learned);
+        hc_prof_finalize(hc_now_ns());
         hc_wait_progress = NULL;
         hc_p2p_yield = 0;
         hc_active = 0;

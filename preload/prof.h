@@ -217,6 +217,7 @@ typedef struct hc_prof_rank {
     uint64_t run_ns;    /* from the process's start to the start of the profiler's finalize */
     uint64_t record_ns; /* the profiler's own time in that span: calls x the sampled mean */
     uint64_t record_per_call_ns;
+    uint64_t local_ns; /* its finalize's own part before the gathers (its host's record included) */
 } hc_prof_rank;
 typedef struct hc_prof_data {
     int nranks;
@@ -229,6 +230,7 @@ typedef struct hc_prof_data {
     int nhosts;
     const char *learned; /* the tuning file of what the run learned (tuning.txt), or NULL */
     uint64_t finalize_t0_ns; /* rank 0's clock (hc_now_ns) when the profiler's finalize began */
+    uint64_t gathered_ns;    /* and when every rank's record had reached it */
 } hc_prof_data;
 /* Writes the profile directory; 0, or -1 after one warning. */
 int hc_prof_write(const char *dir, const hc_prof_data *d);

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hc_config.h"
 #include "hc_log.h"
 #include "hc_shm.h"
+#include "learn_save.h"
 #include "prof.h"
 
 /* This thread-merged view of the rank's edges, as rows (duplicates across threads allowed). */
@@ -152,6 +154,20 @@ static long long merge_rows(hc_prof_row *rows, long long n)
     return k + 1;
 }
 
+/* The tuning file of what every rank learned, on rank 0 (collective over MPI_COMM_WORLD). */
+static char *learned_file(void)
+{
+    char *lines = hc_learn_gather(MPI_COMM_WORLD), *text = NULL;
+    if (lines) {
+        char date[32];
+        time_t now = time(NULL);
+        strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+        text = hc_learn_file_text(lines, date);
+        free(lines);
+    }
+    return text;
+}
+
 static void free_threads(void)
 {
     hc_prof_thread *t = hc_prof_threads;
@@ -166,7 +182,7 @@ static void free_threads(void)
     hc_prof_self = NULL;
 }
 
-void hc_prof_finalize(const char *learned, uint64_t began_ns)
+void hc_prof_finalize(uint64_t began_ns)
 {
     if (!hc_prof_on)
         return;
@@ -212,7 +228,13 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
         text.oom = 0;
     }
     hc_prof_rank *ranks = root ? malloc(sizeof *ranks * (size_t)n) : NULL;
+    /* What the profiler's finalize costs is each rank's part so far (the slowest's counts)
+     * and rank 0's from here on: the wait for the last rank to reach MPI_Finalize in between
+     * is the program's (the job ends with its last rank either way). */
+    me.local_ns = hc_now_ns() - began_ns;
     PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
+    uint64_t gathered_ns = hc_now_ns();
+    char *learned = learned_file();
 
     int *rcount = NULL, *rdispl = NULL, *bcount = NULL, *bdispl = NULL;
     hc_prof_row *all_rows = NULL;
@@ -274,7 +296,8 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
                           .text = all_text,
                           .text_len = (size_t)total_text,
                           .learned = learned,
-                          .finalize_t0_ns = began_ns};
+                          .finalize_t0_ns = began_ns,
+                          .gathered_ns = gathered_ns};
         d.hosts = unpack_hosts(all_topo, total_topo, &d.nhosts);
         hc_prof_write(hc_cfg.profile.s, &d);
         for (int h = 0; h < d.nhosts; h++)
@@ -293,5 +316,6 @@ void hc_prof_finalize(const char *learned, uint64_t began_ns)
     free(topo);
     free(rows);
     free(text.p);
+    free(learned);
     free_threads();
 }

@@ -36,6 +36,37 @@ HC_TEST(synthetic_levels)
     hc_machine_free(&m);
 }
 
+HC_TEST(uniform_where_every_pair_of_free_cores_meets_alike)
+{
+    hc_machine m;
+    char err[200];
+    double bw3[3] = {1e9, 1e10, 2e10}, bw2[2] = {1e9, 2e10}, same[2] = {5e9, 5e9};
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:1 core:4", bw2, 2, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 1);
+    hc_machine_free(&m);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:2 core:2", bw2, 2, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 0);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "2-3", err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 1); /* the free cores are one node's */
+    hc_machine_free(&m);
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "node:1 package:2 core:2", bw3, 3, err,
+                                              sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 0);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "0,1", err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 1);
+    HC_CHECK_EQ_INT(hc_machine_set_unavailable(&m, "3", err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 1); /* one core left */
+    hc_machine_free(&m);
+    /* two levels, one bandwidth: a slot shares its core's */
+    HC_CHECK_EQ_INT(hc_machine_from_synthetic(&m, "core:2 slot:2", same, 2, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 1);
+    hc_machine_free(&m);
+    double mat[4] = {0, 1e9, 1e9, 0};
+    HC_CHECK_EQ_INT(hc_machine_from_matrix(&m, 2, mat, err, sizeof err), 0);
+    HC_CHECK_EQ_INT(hc_machine_uniform(&m), 0); /* no levels to tell */
+    hc_machine_free(&m);
+}
+
 HC_TEST(synthetic_rejects)
 {
     hc_machine m;
