@@ -32,7 +32,7 @@ int hc_machine_set_unavailable(hc_machine *m, const char *list, char *err, size_
 void hc_machine_free(hc_machine *m);
 
 int hc_machine_navail(const hc_machine *m);
-/* 1 if any two available cores have the same bandwidth between them, so that every placement
+/* 1 if every two available cores have the same bandwidth between them, so that every placement
  * of ranks one to a core costs the same (one host of one package, say); 0 otherwise and for a
  * matrix machine. */
 int hc_machine_uniform(const hc_machine *m);

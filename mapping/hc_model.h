@@ -44,8 +44,13 @@ void hc_model_launched(const hc_model *md, const int *host, const int *cpu, int 
 
 /* The recommended mapping of g onto md with algorithm algo (hc_map_algo; seed 1), into f:
  * algorithm, machine, bandwidths, costs (as launched when launched is not NULL, TML, TMRR,
- * mapped) and each rank's host and OS core. 0, or -1 with a reason. */
-int hc_model_recommend(const hc_graph *g, const hc_model *md, int algo, const int *launched,
-                       hc_mapfile *f, char *err, size_t errlen);
+ * fitted when the launch order was kept over it, mapped) and each rank's host and OS core.
+ * With auto and the placement as launched, the launch order is kept ("launch-order") where
+ * every placement costs the same, and where halves (the graphs of the run's even and odd
+ * epochs, or NULL) show that a fit to one half does not beat it on the other. 0, or -1 with
+ * a reason. */
+#define HC_MAP_HALVES_MAX_ADJ 200000 /* larger graphs are not checked on their halves */
+int hc_model_recommend(const hc_graph *g, const hc_graph *halves, const hc_model *md, int algo,
+                       const int *launched, hc_mapfile *f, char *err, size_t errlen);
 
 #endif

@@ -63,7 +63,9 @@ int hc_host_topo_load(hc_host_topo *t, const char *host)
     /* Only what the record holds, cores and packages: without the x86 backend (it moves the
      * thread onto every PU in turn to read CPUID, and waits where another rank holds that
      * core), caches and I/O, 0.3 ms instead of 0.7-4.5 at a 2-rank finalize here. */
+#if HWLOC_API_VERSION >= 0x00020100
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+#endif
     hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);

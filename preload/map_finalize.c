@@ -48,7 +48,8 @@ static int model_hosts(const hc_prof_data *d, hc_model_host *hosts, int *nhosts,
     return 0;
 }
 
-int hc_map_finalize(const char *dir, const hc_graph *g, const hc_prof_data *d)
+int hc_map_finalize(const char *dir, const hc_graph *g, const hc_graph *halves,
+                    const hc_prof_data *d)
 {
     int n = d->nranks, nhosts = 0, rc = -1;
     if (!g || g->n != n || n < 1)
@@ -80,7 +81,7 @@ int hc_map_finalize(const char *dir, const hc_graph *g, const hc_prof_data *d)
         cpu[r] = d->ranks[r].core;
     hc_model_launched(&md, host_of, cpu, n, launched);
     int algo = hc_map_algo_parse(hc_cfg.map_algo.s); /* the variable accepts only known names */
-    if (hc_model_recommend(g, &md, algo, launched, &f, err, sizeof err) != 0) {
+    if (hc_model_recommend(g, halves, &md, algo, launched, &f, err, sizeof err) != 0) {
         hc_warn("no mapping recommended: %s", err);
         goto out;
     }

@@ -126,6 +126,8 @@ void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t by
     }
     t->edges[s].bytes[kind] += bytes;
     t->edges[s].msgs[kind]++;
+    if ((hc_prof_ticks() >> HC_PROF_EPOCH_SHIFT) & 1)
+        t->edges[s].odd[kind] += bytes;
 }
 
 /* The end of a sampled call's recording (hc_prof_returned marked its start). */

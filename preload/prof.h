@@ -55,7 +55,12 @@ enum hc_prof_kind { HC_PK_P2P, HC_PK_COLL, HC_PK_RMA, HC_PK_COUNT };
 typedef struct hc_prof_edge {
     uint64_t key; /* ((src << 32) | dst) + 1; 0 = empty slot */
     uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT];
+    uint64_t odd[HC_PK_COUNT]; /* of bytes, those sent in odd epochs (HC_PROF_EPOCH_SHIFT) */
 } hc_prof_edge;
+/* The run is cut into epochs of 2^26 clock ticks (20-30 ms of TSC, 67 ms of nanoseconds), and
+ * each edge also counts the bytes of its odd epochs: two interleaved halves of the run's
+ * traffic, so the mapping can be fitted on one and checked on the other (mapping/model.c). */
+#define HC_PROF_EPOCH_SHIFT 26
 
 typedef struct hc_prof_site {
     uint64_t hash;           /* 0 = empty slot */
@@ -204,7 +209,7 @@ void hc_prof_buf_append(hc_prof_buf *b, const void *bytes, size_t len);
 /* Writing at finalize (prof_write.c): rank 0 only. */
 typedef struct hc_prof_row {
     uint64_t src, dst;
-    uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT];
+    uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT], odd[HC_PK_COUNT];
 } hc_prof_row;
 typedef struct hc_prof_rank {
     char host[64]; /* as placed: "host#vnode" with virtual nodes */
@@ -245,9 +250,10 @@ int hc_prof_write_report(const char *dir, const hc_prof_data *d);
  * mapping included); 0 or -1. */
 int hc_prof_write_cost(const char *dir, const hc_prof_data *d);
 /* After the profile files: the recommended mapping for the machine the job ran on, written
- * with the launcher files and next-run.sh into dir (map_finalize.c). 0, or -1 after one
- * warning. */
-int hc_map_finalize(const char *dir, const hc_graph *g, const hc_prof_data *d);
+ * with the launcher files and next-run.sh into dir (map_finalize.c); halves: the task graphs
+ * of the run's even and odd epochs (NULL: not known). 0, or -1 after one warning. */
+int hc_map_finalize(const char *dir, const hc_graph *g, const hc_graph *halves,
+                    const hc_prof_data *d);
 /* next-run.sh (and next-run.sbatch under Slurm) for the mapping f in dir, launched as this
  * run was (next_run.c). 0, or -1 after one warning. */
 int hc_write_next_run(const char *dir, const hc_mapfile *f);

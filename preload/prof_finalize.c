@@ -38,6 +38,7 @@ static hc_prof_row *local_rows(long long *count, int *incomplete)
             rows[k].dst = (e->key - 1) & 0xffffffffu;
             memcpy(rows[k].bytes, e->bytes, sizeof e->bytes);
             memcpy(rows[k].msgs, e->msgs, sizeof e->msgs);
+            memcpy(rows[k].odd, e->odd, sizeof e->odd);
             k++;
         }
     *count = k;
@@ -146,6 +147,7 @@ static long long merge_rows(hc_prof_row *rows, long long n)
             for (int c = 0; c < HC_PK_COUNT; c++) {
                 rows[k].bytes[c] += rows[i].bytes[c];
                 rows[k].msgs[c] += rows[i].msgs[c];
+                rows[k].odd[c] += rows[i].odd[c];
             }
         } else {
             rows[++k] = rows[i];

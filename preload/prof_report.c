@@ -276,8 +276,11 @@ static int host_cmp(const void *a, const void *b)
 /* The profiler's own time, last in summary.txt: what profiling adds to the run, at most.
  * Recording: the busiest rank's, as if it held up every other rank; where a host's ranks
  * outnumber its CPUs they also take turns on them, and the host's recording shared over its
- * CPUs is the bound when larger. Finalize: rank 0's, which the others wait for. The share's
- * base is rank 0's process, from its start to the end of the profiler's finalize. */
+ * CPUs is the bound when larger. Finalize: the slowest rank's own part before the gathers,
+ * then rank 0's from the moment every record reached it (the others wait for it); rank 0's
+ * wait in between, less the slowest rank's lead over its own part, is shown and not counted.
+ * The share's base is rank 0's process, from its start to the end of the profiler's
+ * finalize. */
 int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
 {
     FILE *f = hc_prof_open_mode(dir, "summary.txt", "a");

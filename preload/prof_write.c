@@ -14,6 +14,7 @@
 #include "hc_config.h"
 #include "hc_graph.h"
 #include "hc_log.h"
+#include "hc_model.h"
 #include "prof.h"
 
 #define MAX_NUMBERED 1000
@@ -64,8 +65,9 @@ static int write_matrix(const char *dir, const hc_prof_data *d, int msgs)
     return hc_prof_close(f);
 }
 
-/* Task graph: p2p (with one-sided) plus, unless HIERCOLL_PROFILE_COLLECTIVES=off, collectives. */
-static int build_graph(hc_graph *g, const hc_prof_data *d)
+/* Task graph: p2p (with one-sided) plus, unless HIERCOLL_PROFILE_COLLECTIVES=off, collectives;
+ * of the whole run (half 0), or of its even (1) or odd (2) epochs only. */
+static int build_graph(hc_graph *g, const hc_prof_data *d, int half)
 {
     long long n = d->nrows;
     int *src = malloc(sizeof(int) * (size_t)(n + 1)), *dst = malloc(sizeof(int) * (size_t)(n + 1));
@@ -73,10 +75,13 @@ static int build_graph(hc_graph *g, const hc_prof_data *d)
     int rc = -1;
     if (src && dst && w) {
         for (long long i = 0; i < n; i++) {
-            src[i] = (int)d->rows[i].src;
-            dst[i] = (int)d->rows[i].dst;
-            w[i] = (double)p2p_of(d->rows[i].bytes) +
-                   (hc_cfg.profile_collectives.i ? (double)d->rows[i].bytes[HC_PK_COLL] : 0.0);
+            const hc_prof_row *r = &d->rows[i];
+            uint64_t v[HC_PK_COUNT];
+            for (int k = 0; k < HC_PK_COUNT; k++)
+                v[k] = half == 0 ? r->bytes[k] : half == 2 ? r->odd[k] : r->bytes[k] - r->odd[k];
+            src[i] = (int)r->src;
+            dst[i] = (int)r->dst;
+            w[i] = (double)p2p_of(v) + (hc_cfg.profile_collectives.i ? (double)v[HC_PK_COLL] : 0.0);
         }
         rc = hc_graph_from_triples(g, d->nranks, n, src, dst, w);
     }
@@ -243,7 +248,7 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
     hc_graph g;
     memset(&g, 0, sizeof g);
     const char *failed = NULL;
-    if (build_graph(&g, d) != 0)
+    if (build_graph(&g, d, 0) != 0)
         failed = "out of memory building the task graph";
     else if (write_matrix(tmp, d, 0) || write_matrix(tmp, d, 1) || write_graph(tmp, &g, d) ||
              write_ranks(tmp, d) || write_machine(tmp, d) || hc_prof_write_report(tmp, d) ||
@@ -263,7 +268,13 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
     else
         hc_log(NULL, "profile written to %s", final);
 
-    hc_map_finalize(final, &g, d);
+    hc_graph halves[2];
+    memset(halves, 0, sizeof halves);
+    int have_halves = g.xadj[g.n] <= HC_MAP_HALVES_MAX_ADJ && build_graph(&halves[0], d, 1) == 0 &&
+                      build_graph(&halves[1], d, 2) == 0;
+    hc_map_finalize(final, &g, have_halves ? halves : NULL, d);
+    hc_graph_free(&halves[0]);
+    hc_graph_free(&halves[1]);
     hc_graph_free(&g);
     hc_prof_write_cost(final, d);
     return 0;

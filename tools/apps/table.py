@@ -140,7 +140,7 @@ def mapping(profile):
     path = os.path.join(profile, "mapping.txt")
     if not os.path.exists(path):
         return "none: no mapping.txt"
-    launched = mapped = None
+    launched = mapped = fitted = None
     for line in open(path):
         w = line.split()
         if len(w) >= 4 and w[0] == "cost" and w[2] == "max":
@@ -148,8 +148,13 @@ def mapping(profile):
                 launched = float(w[3])
             elif w[1] == "mapped":
                 mapped = float(w[3])
+            elif w[1] == "fitted":
+                fitted = float(w[3])
     if launched is None or mapped is None:
         return "?"
+    if fitted is not None and mapped >= launched * 0.999:
+        return "kept (model max %+.0f%% did not hold between the run's halves)" % (
+            100.0 * (fitted / launched - 1))
     if mapped >= launched * 0.999:
         return "kept (no better placement in the model)"
     if not os.path.exists(os.path.join(profile, "next-run.sh")):

@@ -201,7 +201,7 @@ static int remap(const char *dir, const hc_mapfile *f0, const alloc *a, const hc
         snprintf(err, errlen, "HIERCOLL_MAP_ALGO '%s' is no mapping algorithm", algo_s);
         goto out;
     }
-    if (hc_model_recommend(&g, &md, algo, NULL, &f, err, errlen) != 0)
+    if (hc_model_recommend(&g, NULL, &md, algo, NULL, &f, err, errlen) != 0)
         goto out;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %.900s: %s", out, strerror(errno));
