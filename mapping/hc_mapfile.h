@@ -10,7 +10,7 @@
 #define HC_MAPFILE_MAXCORES 1024 /* CPU_SETSIZE: what a process can be bound to */
 
 typedef struct hc_mapfile_cost {
-    char label[32]; /* "launched", "tml", "tmrr", "mapped" */
+    char label[32]; /* "launched", "tml", "tmrr", "fitted", "mapped" */
     double max, sum;
 } hc_mapfile_cost;
 

@@ -118,8 +118,9 @@ static int fit_carries_over(const hc_graph *fit, const hc_graph *check, const hc
 
 /* Pairs that change from run to run (random partners) make any fit to one profile a fit to
  * noise: kept only where a fit to either half of the run's epochs also beats the launch order
- * on the other half. Not tried where a half holds less than a fifth of the traffic (a short
- * run) or the graph is large (two more searches). */
+ * on the other half. Not tried (the whole profile's fit stands) where a half holds less than
+ * a fifth of the traffic (a short run), the graph is large (two more searches), or a half
+ * gives no mapping. */
 static int fit_holds_across_halves(const hc_graph *halves, const hc_machine *m,
                                    const int *launched, int *map)
 {

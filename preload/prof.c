@@ -126,7 +126,9 @@ void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t by
     }
     t->edges[s].bytes[kind] += bytes;
     t->edges[s].msgs[kind]++;
-    if ((hc_prof_ticks() >> HC_PROF_EPOCH_SHIFT) & 1)
+    /* counted from MPI_Init, so that ranks on other hosts (other clocks) agree on the epochs
+     * to within their start's skew */
+    if (((hc_prof_ticks() - calib_tick0) >> HC_PROF_EPOCH_SHIFT) & 1)
         t->edges[s].odd[kind] += bytes;
 }
 

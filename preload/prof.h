@@ -57,7 +57,8 @@ typedef struct hc_prof_edge {
     uint64_t bytes[HC_PK_COUNT], msgs[HC_PK_COUNT];
     uint64_t odd[HC_PK_COUNT]; /* of bytes, those sent in odd epochs (HC_PROF_EPOCH_SHIFT) */
 } hc_prof_edge;
-/* The run is cut into epochs of 2^26 clock ticks (20-30 ms of TSC, 67 ms of nanoseconds), and
+/* The run is cut into epochs of 2^26 clock ticks from MPI_Init (20-30 ms of TSC, 67 ms of
+ * nanoseconds), and
  * each edge also counts the bytes of its odd epochs: two interleaved halves of the run's
  * traffic, so the mapping can be fitted on one and checked on the other (mapping/model.c). */
 #define HC_PROF_EPOCH_SHIFT 26

@@ -122,7 +122,7 @@ static int write_summary(const char *dir, const hc_prof_data *d, const fn_total 
     if (!f)
         return -1;
     int n = d->nranks, incomplete = 0;
-    uint64_t p2p = 0, coll = 0, msgs = 0;
+    uint64_t p2p = 0, coll = 0, msgs = 0, odd = 0;
     uint64_t *sent = calloc((size_t)n, sizeof *sent);
     const hc_prof_row **top = malloc(sizeof *top * (size_t)(d->nrows + 1));
     level_sum lv[3] = {{"between nodes", 0, 0},
@@ -135,6 +135,7 @@ static int write_summary(const char *dir, const hc_prof_data *d, const fn_total 
         p2p += p;
         coll += c;
         msgs += r->msgs[HC_PK_P2P] + r->msgs[HC_PK_RMA] + r->msgs[HC_PK_COLL];
+        odd += r->odd[HC_PK_P2P] + r->odd[HC_PK_RMA] + r->odd[HC_PK_COLL];
         if (r->src >= (uint64_t)n || r->dst >= (uint64_t)n)
             continue;
         if (sent)
@@ -166,6 +167,9 @@ static int write_summary(const char *dir, const hc_prof_data *d, const fn_total 
             (unsigned long long)msgs);
     fprintf(f, "bytes: p2p %llu (one-sided included), collective %llu (model), total %llu\n",
             (unsigned long long)p2p, (unsigned long long)coll, (unsigned long long)(p2p + coll));
+    fprintf(f, "bytes in the odd epochs: %llu, %.1f%% (the mapping's fit is checked on the run's "
+               "two halves)\n",
+            (unsigned long long)odd, p2p + coll ? 100.0 * (double)odd / (double)(p2p + coll) : 0.0);
     fprintf(f, "collectives in the task graph: %s\n", hc_cfg.profile_collectives.i ? "yes" : "no");
     fprintf(f, "time in MPI: mean %.1f us, max %.1f us (rank %d), imbalance max/mean %.2f\n",
             tsum / n / 1e3, tmax / 1e3, tmax_r, tsum > 0 ? tmax * n / tsum : 0.0);
@@ -316,7 +320,8 @@ int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
         slowest_ns = HC_MAX(slowest_ns, d->ranks[r].local_ns);
     double since_began = now > d->finalize_t0_ns ? (double)(now - d->finalize_t0_ns) : 0;
     double after = now > d->gathered_ns ? (double)(now - d->gathered_ns) : 0;
-    double finalize_ns = HC_MIN((double)slowest_ns + after, since_began);
+    /* at most: a rank that began early may have had its part while rank 0 still ran */
+    double finalize_ns = (double)slowest_ns + after;
     double recording = HC_MAX((double)b->record_ns, crowded_ns);
     double own = recording + finalize_ns, run = (double)d->ranks[0].run_ns + since_began;
     fprintf(f, "\nprofiler's own time (what profiling adds at most; docs/formats-profile.md)\n");
@@ -333,7 +338,7 @@ int hc_prof_write_cost(const char *dir, const hc_prof_data *d)
             finalize_ns / 1e6, (double)slowest_ns / 1e6);
     fprintf(f, "  waited    %12.3f ms on rank 0 for the last rank to reach MPI_Finalize (the "
                "program's time, not counted)\n",
-            (since_began - finalize_ns) / 1e6);
+            HC_MAX(since_began - finalize_ns, 0.0) / 1e6);
     fprintf(f, "  share     %11.2f%%  of rank 0's %.3f s from its process's start to the end "
                "of MPI_Finalize\n",
             run > 0 ? 100.0 * own / run : 0.0, run / 1e9);

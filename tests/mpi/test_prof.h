@@ -332,13 +332,23 @@ static void tp_check_functions_sites(void)
     }
     f = tp_open("summary.txt", "# hiercoll summary v1");
     int has_ranks = 0;
+    unsigned long long total = 0, odd = 0, p2p_b = 0, coll_b = 0;
+    double odd_pc = -1;
     while (f && fgets(line, sizeof line, f)) {
         int r;
         has_ranks |= sscanf(line, "ranks %d,", &r) == 1 && r == hc_t_size;
+        sscanf(line, "bytes: p2p %llu (one-sided included), collective %llu (model), total %llu",
+               &p2p_b, &coll_b, &total);
+        sscanf(line, "bytes in the odd epochs: %llu, %lf%%", &odd, &odd_pc);
     }
     if (f)
         fclose(f);
     HC_T_CHECK(has_ranks, "summary.txt lacks 'ranks %d'", hc_t_size);
+    /* the odd epochs' bytes are part of the bytes (a half of the run for the mapping's check) */
+    HC_T_CHECK(odd_pc >= 0 && odd <= total && total == p2p_b + coll_b &&
+                   (total == 0 || (odd_pc - 100.0 * (double)odd / (double)total < 0.051 &&
+                                   100.0 * (double)odd / (double)total - odd_pc < 0.051)),
+               "summary.txt: %llu bytes in odd epochs (%.1f%%) of %llu", odd, odd_pc, total);
 }
 
 /* The profiler's own time, last in summary.txt: the busiest rank's calls are its calls in

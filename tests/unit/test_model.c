@@ -181,6 +181,7 @@ HC_TEST(a_fit_that_does_not_hold_on_the_other_half_keeps_the_launch_order)
     hc_model_free(&md);
     /* the same pairs in both halves (a stable pattern): the fit holds, the ranks move */
     hc_mapfile g2 = {0};
+    hc_graph_free(&halves[1]);
     graph4(&halves[1], a);
     hc_graph ga;
     graph4(&ga, a);
