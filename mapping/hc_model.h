@@ -49,7 +49,9 @@ void hc_model_launched(const hc_model *md, const int *host, const int *cpu, int 
  * every placement costs the same, and where halves (the graphs of the run's even and odd
  * epochs, or NULL) show that a fit to one half does not beat it on the other. 0, or -1 with
  * a reason. */
-#define HC_MAP_HALVES_MAX_ADJ 200000 /* larger graphs are not checked on their halves */
+/* Whether g is small enough for the check on its halves (two more searches): a caller need
+ * not build the halves otherwise. */
+int hc_model_checks_halves(const hc_graph *g);
 int hc_model_recommend(const hc_graph *g, const hc_graph *halves, const hc_model *md, int algo,
                        const int *launched, hc_mapfile *f, char *err, size_t errlen);
 

@@ -96,6 +96,11 @@ static int is_placement(const hc_machine *m, const int *map, int n)
     return ok;
 }
 
+int hc_model_checks_halves(const hc_graph *g)
+{
+    return g->xadj[g->n] <= 200000;
+}
+
 static double graph_weight(const hc_graph *g)
 {
     double w = 0;
@@ -125,8 +130,7 @@ static int fit_holds_across_halves(const hc_graph *halves, const hc_machine *m,
                                    const int *launched, int *map)
 {
     double a = graph_weight(&halves[0]), b = graph_weight(&halves[1]);
-    if (a < 0.2 * (a + b) || b < 0.2 * (a + b) ||
-        halves[0].xadj[halves[0].n] > HC_MAP_HALVES_MAX_ADJ)
+    if (a < 0.2 * (a + b) || b < 0.2 * (a + b) || !hc_model_checks_halves(&halves[0]))
         return 1;
     return fit_carries_over(&halves[0], &halves[1], m, launched, map) != 0 &&
            fit_carries_over(&halves[1], &halves[0], m, launched, map) != 0;
@@ -143,10 +147,12 @@ int hc_model_recommend(const hc_graph *g, const hc_graph *halves, const hc_model
         snprintf(err, errlen, "out of memory");
         goto out;
     }
+    /* The launch order, where auto may keep it: every rank on a core of its own. */
+    int keepable = algo == HC_MAPALGO_AUTO && launched && is_placement(&md->m, launched, n);
+    hc_map_cost as_launched = launched ? hc_map_cost_eval(g, &md->m, launched) : (hc_map_cost){0};
     /* Where every placement costs the same, no search can improve on the launch order: keep
      * it (and the search's milliseconds, a share of a short run's wall time at finalize). */
-    if (algo == HC_MAPALGO_AUTO && launched && hc_machine_uniform(&md->m) &&
-        is_placement(&md->m, launched, n)) {
+    if (keepable && hc_machine_uniform(&md->m)) {
         memcpy(map, launched, sizeof(int) * (size_t)n);
         snprintf(name, sizeof name, "launch-order");
     } else if (hc_map_compute(g, &md->m, (hc_map_algo)algo, 1, map, name, sizeof name, err,
@@ -155,9 +161,8 @@ int hc_model_recommend(const hc_graph *g, const hc_graph *halves, const hc_model
     }
     hc_map_cost fitted = hc_map_cost_eval(g, &md->m, map), c;
     int kept = 0;
-    if (algo == HC_MAPALGO_AUTO && launched && halves && g->n == halves[0].n &&
-        g->n == halves[1].n && is_placement(&md->m, launched, n) &&
-        hc_map_cost_better(fitted, hc_map_cost_eval(g, &md->m, launched)) &&
+    if (keepable && halves && g->n == halves[0].n && g->n == halves[1].n &&
+        hc_map_cost_better(fitted, as_launched) &&
         !fit_holds_across_halves(halves, &md->m, launched, base)) {
         memcpy(map, launched, sizeof(int) * (size_t)n);
         snprintf(name, sizeof name, "launch-order");
@@ -169,10 +174,8 @@ int hc_model_recommend(const hc_graph *g, const hc_graph *halves, const hc_model
     for (int l = 0; l < md->m.nlevels; l++)
         o += snprintf(f->bandwidths + o, sizeof f->bandwidths - (size_t)o, "%s%.6g", l ? "," : "",
                       md->m.bw[l]);
-    if (launched) {
-        c = hc_map_cost_eval(g, &md->m, launched);
-        f->cost[f->ncosts++] = (hc_mapfile_cost){"launched", c.max, c.sum};
-    }
+    if (launched)
+        f->cost[f->ncosts++] = (hc_mapfile_cost){"launched", as_launched.max, as_launched.sum};
     if (hc_map_tml(g, &md->m, base) == 0) {
         c = hc_map_cost_eval(g, &md->m, base);
         f->cost[f->ncosts++] = (hc_mapfile_cost){"tml", c.max, c.sum};

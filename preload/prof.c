@@ -126,9 +126,7 @@ void hc_prof_edge_add(hc_prof_thread *t, int src, int dst, int kind, uint64_t by
     }
     t->edges[s].bytes[kind] += bytes;
     t->edges[s].msgs[kind]++;
-    /* counted from MPI_Init, so that ranks on other hosts (other clocks) agree on the epochs
-     * to within their start's skew */
-    if (((hc_prof_ticks() - calib_tick0) >> HC_PROF_EPOCH_SHIFT) & 1)
+    if (t->odd_epoch)
         t->edges[s].odd[kind] += bytes;
 }
 
@@ -150,8 +148,11 @@ static void cost_sample_end(hc_prof_thread *t)
 
 void hc_prof_call_end(hc_prof_thread *t, int fn, uint64_t t0, uint64_t bytes)
 {
-    uint64_t dt = hc_prof_ticks() - t0;
+    uint64_t now = hc_prof_ticks(), dt = now - t0;
     if (t) {
+        /* from MPI_Init, so that ranks on other hosts (other clocks) agree on the epochs to
+         * within their start's skew; from the clock this call's timing reads anyway */
+        t->odd_epoch = (int)(((now - calib_tick0) >> HC_PROF_EPOCH_SHIFT) & 1);
         t->fn[fn].calls++;
         t->fn[fn].bytes += bytes;
         t->fn[fn].ticks += dt;

@@ -81,6 +81,7 @@ typedef struct hc_prof_thread {
      * it sets up the thread's tables and the unwinder once, and is not a typical call. */
     uint64_t cost_ns, cost_samples, first_ns;
     int first_done;
+    int odd_epoch; /* the epoch of the thread's last call end: its next call's edges count in it */
     struct hc_prof_thread *next;
 } hc_prof_thread;
 

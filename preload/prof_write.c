@@ -270,7 +270,7 @@ int hc_prof_write(const char *dir, const hc_prof_data *d)
 
     hc_graph halves[2];
     memset(halves, 0, sizeof halves);
-    int have_halves = g.xadj[g.n] <= HC_MAP_HALVES_MAX_ADJ && build_graph(&halves[0], d, 1) == 0 &&
+    int have_halves = hc_model_checks_halves(&g) && build_graph(&halves[0], d, 1) == 0 &&
                       build_graph(&halves[1], d, 2) == 0;
     hc_map_finalize(final, &g, have_halves ? halves : NULL, d);
     hc_graph_free(&halves[0]);

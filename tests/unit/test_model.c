@@ -85,6 +85,13 @@ static void host_of(hc_model_host *h, const char *name, const char *cores, int r
     h->ranks = ranks;
 }
 
+/* Hosts a and b of two cores each, two ranks launched on each. */
+static void two_hosts(hc_model_host h[2])
+{
+    host_of(&h[0], "a", "1 0;1", 2);
+    host_of(&h[1], "b", "1 0;1", 2);
+}
+
 HC_TEST(one_host_one_package_keeps_the_launch_order)
 {
     hc_model_host h;
@@ -129,8 +136,7 @@ HC_TEST(two_hosts_are_searched_and_the_ring_split_where_it_is_light)
     hc_model_host h[2];
     hc_model md;
     hc_mapfile f = {0};
-    host_of(&h[0], "a", "1 0;1", 2);
-    host_of(&h[1], "b", "1 0;1", 2);
+    two_hosts(h);
     /* round robin: every heavy pair (0-1, 2-3) crosses the link */
     int host[4] = {0, 1, 0, 1}, cpu[4] = {0, 0, 1, 1};
     if (recommend(h, 2, host, cpu, 4, &f, &md) == 0) {
@@ -165,8 +171,7 @@ HC_TEST(a_fit_that_does_not_hold_on_the_other_half_keeps_the_launch_order)
     hc_model_host h[2];
     hc_model md;
     hc_mapfile f = {0};
-    host_of(&h[0], "a", "1 0;1", 2);
-    host_of(&h[1], "b", "1 0;1", 2);
+    two_hosts(h);
     int host[4] = {0, 0, 1, 1}, cpu[4] = {0, 1, 0, 1};
     if (recommend_graph(&g, halves, h, 2, host, cpu, 4, &f, &md) == 0) {
         HC_CHECK_EQ_STR(f.algorithm, "launch-order");
