@@ -42,9 +42,15 @@ FAMILIES := $(strip $(FAMILIES))
 WARN     := -Wall -Wextra -Wno-unused-parameter
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
+# Link-time optimisation: the call path of a small collective crosses a dozen small functions
+# in several files (entry, selector, learner, engine); inlined across them the learner costs
+# an 8-byte broadcast 3 ns instead of 7 (docs/development.md). Fat objects keep every archive usable by
+# a link without it; gcc-ar indexes the archives for the linker plugin. LTO= turns it off.
+LTO      ?= -flto=auto -ffat-lto-objects
+AR       := $(if $(LTO),gcc-ar,ar)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 INCLUDES := -Icommon -Imapping -Icollectives -Ipreload -I/usr/include/scotch
-CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS) $(INCLUDES) $(LATE_LIBS) \
+CFLAGS_ALL = $(CSTD) $(OPT) $(LTO) $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS) $(INCLUDES) $(LATE_LIBS) \
              -MMD -MP $(EXTRA_CFLAGS)
 LIBS_SYS  := -lhwloc -lnuma -lm -lpthread -ldl
 # METIS, Scotch and libunwind are opened on first use, not linked (common/hc_late_lib.h says
@@ -92,10 +98,10 @@ $(BUILD)/obj/mapping/%.o: mapping/%.c | deps
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 $(LIB_COMMON): $(call obj,$(COMMON_SRC))
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIB_MAPPING): $(call obj,$(MAPPING_SRC))
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 define PLAIN_TOOL_RULE
 $(call tool_bin,$(1)): $(call obj,$(wildcard tools/$(1)/*.c)) $(LIB_MAPPING) $(LIB_COMMON)
@@ -129,19 +135,19 @@ $(4)/obj/tools/%.o: tools/%.c | deps
 	$(2) $$(CFLAGS_ALL) -Itools/$$(firstword $$(subst /, ,$$*)) -c $$< -o $$@
 $$($(1)_COLL): $(patsubst %.c,$(4)/obj/%.o,$(COLL_SRC))
 	@mkdir -p $$(@D)
-	rm -f $$@ && ar rcs $$@ $$^
+	rm -f $$@ && $(AR) rcs $$@ $$^
 
 # The preload exports nothing but the MPI entry points it defines (preload/exports.map).
 $$($(1)_LIB): $(patsubst %.c,$(4)/obj/%.o,$(PRELOAD_SRC)) $$($(1)_COLL) $(LIB_MAPPING) $(LIB_COMMON) preload/exports.map
 	@mkdir -p $$(@D)
-	$(2) -shared $(SANFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,defs \
+	$(2) -shared $(OPT) $(LTO) $(SANFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,defs \
 	    -o $$@ $(patsubst %.c,$(4)/obj/%.o,$(PRELOAD_SRC)) -Wl,--whole-archive $$($(1)_COLL) \
 	    -Wl,--no-whole-archive $(LIB_MAPPING) $(LIB_COMMON) $(LIBS_SYS)
 
 $(foreach t,$(MPI_TOOLS),
 $(BUILD)/bin/hiercoll-$(t)$(5): $(patsubst %.c,$(4)/obj/%.o,$(wildcard tools/$(t)/*.c)) $$($(1)_COLL) $(LIB_MAPPING) $(LIB_COMMON)
 	@mkdir -p $$(@D)
-	$(2) $(SANFLAGS) -o $$@ $(patsubst %.c,$(4)/obj/%.o,$(wildcard tools/$(t)/*.c)) $$($(1)_COLL) \
+	$(2) $(OPT) $(LTO) $(SANFLAGS) -o $$@ $(patsubst %.c,$(4)/obj/%.o,$(wildcard tools/$(t)/*.c)) $$($(1)_COLL) \
 	    $(LIB_MAPPING) $(LIB_COMMON) $(LIBS_SYS)
 )
 
