@@ -86,13 +86,14 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
 }
 
 /* Below this size, on a communicator that spans nodes, a node's stage is the queue: what the
- * other engines save (copying the message through the ring) is worth nothing there, what
- * they add (the vendor's message after the cell, the single copy's system calls) is not,
- * and a node's learner cannot tell them apart against the wait for the leaders' step that
- * its samples carry. Learning among them picked the vendor or the single copy on the node
- * without the root and made 1-8 KiB broadcasts 1.3-1.4x the queue's time between two hosts
- * (docs/algorithms-bcast.md, Across hosts). */
-#define HC_BCAST_ACROSS_QUEUE_MAX ((size_t)64 << 10)
+ * other engines save (copying the message through the ring) is worth little there, what
+ * they add (the vendor's message after the cell, the single copy's system calls, a root
+ * held until its readers are done while its sends to the other nodes wait) is not, and a
+ * node's learner cannot tell them apart against the wait for the leaders' step that its
+ * samples carry. Learning among them made 1-8 KiB broadcasts between two hosts 1.3-1.4x the
+ * queue's time, and 64-256 KiB with a rotating root 1.4-1.5x; from 1 MiB every engine
+ * came within 1.07 of the best peer (docs/algorithms-bcast.md, Across hosts). */
+#define HC_BCAST_ACROSS_QUEUE_MAX ((size_t)1 << 20)
 
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
  * Up to a cell's worth the queue's variants are one and the same. */

@@ -90,11 +90,12 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-alg
 expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=2 "$BENCH" \
-    --coll bcast --bcast-algo auto --sizes 8K,64K --iters 100 --min-calls 100 \
+    --coll bcast --bcast-algo auto --sizes 8K,512K,1M --iters 100 --min-calls 100 \
     --pattern fixed-fresh-stream --csv
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, bcast across nodes"; head "$tmp/err"; exit 1; }
 refuse "two nodes, 8 KiB: the queue, untried" "8192-16383 bytes: .*measured"
-expect "two nodes, 64 KiB: every candidate timed" "root 0, 65536-131071 bytes: .*measured (.*vendor [0-9.]* us"
+refuse "two nodes, 512 KiB: the queue, untried" "524288-1048575 bytes: .*measured"
+expect "two nodes, 1 MiB: every candidate timed" "root 0, 1048576-2097151 bytes: .*measured (.*vendor [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
     --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv
