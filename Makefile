@@ -45,8 +45,9 @@ OPT      ?= -O2 -g
 # Link-time optimisation: the call path of a small collective crosses a dozen small functions
 # in several files (entry, selector, learner, engine); inlined across them the learner costs
 # an 8-byte broadcast 3 ns instead of 7 (docs/development.md). Fat objects keep every archive usable by
-# a link without it; gcc-ar indexes the archives for the linker plugin. LTO= turns it off.
-LTO      ?= -flto=auto -ffat-lto-objects
+# a link without it; gcc-ar indexes the archives for the linker plugin. LTO= turns it off; a
+# sanitizer build goes without (each unit test's link would redo the optimisation).
+LTO      ?= $(if $(SANITIZE),,-flto=auto -ffat-lto-objects)
 AR       := $(if $(LTO),gcc-ar,ar)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 INCLUDES := -Icommon -Imapping -Icollectives -Ipreload -I/usr/include/scotch

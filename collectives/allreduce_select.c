@@ -21,9 +21,11 @@
 #define HC_AR_RING_MIN_BYTES (64 * 1024)
 /* Several nodes: from this size the node dimension goes by single copy, whatever the one-node
  * threshold says. Across 2 hosts x 4 ranks at 1 Gbit/s the staged node stage took 1.13x the
- * vendor's time at 4 MiB where single copy took 0.79 (2026-11-28); below 1 MiB, and on 2
- * hosts x 2, the two were within 3% (docs/algorithms-allreduce.md, Across hosts). */
-#define HC_AR_NODES_CMA_MIN_BYTES (1024 * 1024)
+ * vendor's time at 4 MiB where single copy took 0.79 (2026-11-28); back to back it took
+ * 0.94-1.66x at 512 KiB where single copy took 0.48-1.00, and on 2 hosts x 2 0.95-1.05x at
+ * 256 KiB against 0.66-0.68; at 128 KiB, and after a barrier, the two were within 3%
+ * (2026-11-30, docs/algorithms-allreduce.md, Across hosts). */
+#define HC_AR_NODES_CMA_MIN_BYTES (256 * 1024)
 /* From this size class on, calls count as long for the learner (hc_learn_long_calls: trials
  * in blocks of two calls, the first round after twice its calls): such a call takes 0.1 ms
  * on one node and 8 ms across hosts at 1 Gbit/s, so what a round of trials costs counts, and

@@ -14,8 +14,8 @@
 #  7. One rank per node: the built-in choice (a node stage there is none of) is timed as
 #     what it runs, the machine's ring, beside the one ring and the vendor; without learning
 #     the lattice runs 1 MiB and the one ring 4 MiB.
-#  8. Across nodes a broadcast's node stage below 64 KiB is the queue, with no trials; from
-#     64 KiB the first round times every candidate there too, the vendor's included.
+#  8. Across nodes a broadcast's node stage below 1 MiB is the queue, with no trials; from
+#     1 MiB the first round times every candidate there too, the vendor's included.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
