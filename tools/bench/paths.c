@@ -22,31 +22,37 @@ static const char *const variables[2] = {"HIERCOLL_BCAST", "HIERCOLL_ALLREDUCE"}
  * shared heap is read in place and never touches the ring, and 1 KiB calls walk all of it
  * wherever the larger ones' alignment leaves a gap (a 1 KiB pattern of 200 calls measured
  * those faults: 1.6x the vendor primed with 64 KiB only, 0.5x with 600 calls). */
-static void prime(enum coll which, MPI_Comm c)
+static void prime_bcast(MPI_Comm c)
 {
-    size_t bytes = which == COLL_BCAST ? (size_t)64 << 10 : (size_t)1 << 20;
-    double *buf = calloc(bytes / sizeof(double), sizeof(double));
+    size_t bytes = (size_t)64 << 10;
+    char *buf = calloc(bytes, 1);
     int n, me;
-    MPI_Comm_size(c, &n);
-    MPI_Comm_rank(c, &me);
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int root = 0; root < n && which == COLL_BCAST; root++)
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &me);
+    for (int root = 0; root < n; root++)
         for (int i = 0; i < 8 + PRIME_SMALL_CALLS; i++) {
             size_t len = i < 8 ? bytes : PRIME_SMALL_BYTES;
             if (me == root)
                 memset(buf, i, len);
             MPI_Bcast(buf, (int)len, MPI_BYTE, root, c);
         }
-    /* Out of place, as the timed calls: Open MPI 4.1's HAN crashes in an in-place allreduce
-     * from 128 KiB (docs/cluster.md, Pinned hosts), and took the bench's HAN launch with it. */
-    double *out = which == COLL_ALLREDUCE ? calloc(bytes / sizeof(double), sizeof(double)) : NULL;
-    if (which == COLL_ALLREDUCE && !out)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int i = 0; i < 4 && which == COLL_ALLREDUCE; i++)
-        MPI_Allreduce(buf, out, (int)(bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM, c);
-    free(out);
     free(buf);
+}
+
+/* Out of place, as the timed calls: Open MPI 4.1's HAN crashes in an in-place allreduce from
+ * 128 KiB (docs/cluster.md, Pinned hosts), and took the bench's HAN launch with it. */
+static void prime_allreduce(MPI_Comm c)
+{
+    int count = (1 << 20) / (int)sizeof(double);
+    double *in = calloc((size_t)count, sizeof(double)), *out = calloc((size_t)count, sizeof(double));
+    if (!in || !out)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int i = 0; i < 4; i++)
+        MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, c);
+    free(out);
+    free(in);
 }
 
 MPI_Comm path_comm(enum coll which, const char *algo)
@@ -57,7 +63,10 @@ MPI_Comm path_comm(enum coll which, const char *algo)
     MPI_Info_set(info, info_keys[which], algo);
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
     MPI_Info_free(&info);
-    prime(which, c);
+    if (which == COLL_BCAST)
+        prime_bcast(c);
+    else
+        prime_allreduce(c);
     return c;
 }
 

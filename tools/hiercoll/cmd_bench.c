@@ -191,8 +191,9 @@ static int launch_configs(const bench_cli *o, hc_mpi_family fam, const peer_def 
 }
 
 /* --rounds N or Open MPI's peers: every configuration once per round, each run's CSV kept
- * apart, then the tables of them all. A peer that cannot serve these ranks (exit 77) is left
- * out of the later rounds. */
+ * apart, then the tables of them all. A peer that cannot serve these ranks (exit 77) or whose
+ * launch fails is left out of the later rounds; a failure of the first configuration, which
+ * carries hiercoll's own paths, ends the runs. */
 static int run_rounds(const bench_cli *o, hc_mpi_family fam, const char *lib, const char *bench)
 {
     const peer_def *cfg[NPEER_DEFS + 1];
@@ -236,9 +237,17 @@ static int run_rounds(const bench_cli *o, hc_mpi_family fam, const char *lib, co
                 continue;
             }
             if (rc != 0 && rc != 1) {
-                fprintf(stderr, "hiercoll bench: the run failed (exit status %d)\n", rc);
                 unlink(file);
                 failed = 1;
+                if (c > 0) {
+                    /* a peer's own launch (HAN crashing, say): the other launches' tables
+                     * still stand, this peer's earlier rounds too */
+                    fprintf(stderr, "hiercoll bench: peer %s failed (exit status %d); left out of "
+                                    "the later rounds\n", cfg[c]->name, rc);
+                    skip[c] = 1;
+                    continue;
+                }
+                fprintf(stderr, "hiercoll bench: the run failed (exit status %d)\n", rc);
                 r = o->rounds; /* no later round either */
                 break;
             }
