@@ -2,17 +2,17 @@
 # HIERCOLL_BCAST_CMA_THRESHOLD switches the auto broadcast to single copy by size
 # (collectives/bcast_select.c): with 64K, a broadcast of 65536 bytes must move every reader's
 # bytes with process_vm_readv/writev, each byte once (readers pull, the root pushes, never
-# both), and one of 65535 bytes none; unset (1T), 65536 bytes go through the queue. Nothing
+# both), and one of 65535 bytes none; unset (1M), the same at 1 MiB and one byte less. Nothing
 # hiercoll prints tells the paths apart, so strace counts the bytes those calls move; the CMA
 # probes at setup (hiercoll's and MPICH's) move 8 bytes a call and are left out. The loop
-# program's allreduce (bytes/16, here 4 KiB) runs in the vendor: MPICH moves 64 KiB messages
-# by CMA itself, not 4 KiB ones; Open MPI's shared-memory transport is told not to use CMA.
+# program's allreduce (bytes/16: 4 KiB, and 64 KiB at 1 MiB) runs in the vendor, whose own
+# CMA is turned off: UCX's cma transport under MPICH, Open MPI's shared-memory single copy.
 # These cases run without the shared heap (HIERCOLL_HEAP=off); with it, root and readers copy
 # through their mappings of each other's heap instead, and the last case checks that the
 # 64 KiB broadcasts then move no byte through the syscalls.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
-vendor_env=()
+vendor_env=(UCX_TLS=^cma)
 [ "$HC_FAMILY" = ompi ] && vendor_env=(OMPI_MCA_btl_vader_single_copy_mechanism=none)
 command -v strace >/dev/null || { echo "skip: strace not installed"; exit 77; }
 strace -qq -o /dev/null true 2>/dev/null || { echo "skip: strace cannot trace here"; exit 77; }
@@ -50,6 +50,7 @@ run() {
 all=$((iters * (np - 1)))
 run "65536 bytes, threshold 64K" 65536 $((all * 65536)) HIERCOLL_BCAST_CMA_THRESHOLD=64K HIERCOLL_HEAP=off
 run "65535 bytes, threshold 64K" 65535 0 HIERCOLL_BCAST_CMA_THRESHOLD=64K HIERCOLL_HEAP=off
-run "65536 bytes, default threshold" 65536 0 HIERCOLL_HEAP=off
+run "1048575 bytes, default threshold (1M)" 1048575 0 HIERCOLL_HEAP=off
+run "1048576 bytes, default threshold (1M)" 1048576 $((all * 1048576)) HIERCOLL_HEAP=off
 run "65536 bytes, threshold 64K, shared heap" 65536 0 HIERCOLL_BCAST_CMA_THRESHOLD=64K
 exit "$fail"
