@@ -59,8 +59,8 @@ static hc_bstate *state_of(hc_comm *c)
     if (c->rank == 0)
         hc_info(1, "bcast on %d ranks, %d node(s): %s", c->size, c->num_nodes,
                 st->failed          ? "the vendor's (no shared memory on some node)"
-                : c->num_nodes == 1 ? "the queue"
-                                    : "the queue in each node, leaders' step between nodes");
+                : c->num_nodes == 1 ? "shared memory"
+                                    : "shared memory in each node, leaders' step between nodes");
     pthread_mutex_lock(&c->lock);
     c->slot_free[HC_SLOT_BCAST] = state_free;
     __atomic_store_n((hc_bstate **)&c->slot[HC_SLOT_BCAST], st, __ATOMIC_RELEASE);

@@ -38,12 +38,15 @@ void hc_bcast_setup(hc_bsetup *s)
     };
 }
 
-/* The built-in rule: the queue, single copy from HIERCOLL_BCAST_CMA_THRESHOLD on (1 MiB: there
- * it was the fastest engine in the median calling pattern at 2, 4 and 8 ranks in both
- * families, and no slower than the vendor in any of the 52; docs/algorithms-bcast.md). */
-static int builtin_choice(size_t m)
+/* The built-in rule: the queue, single copy from HIERCOLL_BCAST_CMA_THRESHOLD on where the
+ * node's ranks may read each other (1 MiB: there it was the fastest engine in the median
+ * calling pattern at 2 and 4 ranks in both families, and at 2 ranks no slower than the vendor
+ * in any of 52 patterns; docs/algorithms-bcast.md). Where they may not (Yama's ptrace_scope,
+ * a container's seccomp), the queue, with its direct reads. */
+static int builtin_choice(const hc_bstate *st, size_t m)
 {
-    return (long long)m >= hc_cfg.bcast_cma_threshold.i ? HC_BCAST_SHM_CMA : HC_BCAST_SHM;
+    return (long long)m >= hc_cfg.bcast_cma_threshold.i && st->cma_ok ? HC_BCAST_SHM_CMA
+                                                                      : HC_BCAST_SHM;
 }
 
 /* The plan's parameters for algo: the rule's, then the algorithm's own, then the variables. */
@@ -156,7 +159,7 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     char key[160];
     const hc_tuning_rule *r = site_rule(c, m, k.root, k.site, key, sizeof key);
     int cand[HC_LEARN_MAXCAND];
-    int n = candidates(c, st, m, r ? r->algo : builtin_choice(m), cand);
+    int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
@@ -179,7 +182,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     if (!hc_cfg.learn.i || st->n < 2 || !site) {
         char key[160];
         const hc_tuning_rule *r = site_rule(c, m, root, site, key, sizeof key);
-        fill_params(p, r ? r->algo : builtin_choice(m), r ? &r->params : NULL);
+        fill_params(p, r ? r->algo : builtin_choice(st, m), r ? &r->params : NULL);
         p->origin = r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE;
         return;
     }
@@ -189,7 +192,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     if (!e && t)
         e = new_entry(c, st, t, k, m);
     if (!e) { /* out of memory, or the table is full */
-        fill_params(p, builtin_choice(m), NULL);
+        fill_params(p, builtin_choice(st, m), NULL);
         p->origin = HC_ORIGIN_RULE;
         return;
     }

@@ -4,7 +4,8 @@
 # or any buffer with HIERCOLL_HEAP=off, HIERCOLL_BCAST_DIRECT=off or
 # HIERCOLL_BCAST_DIRECT_MIN=1T, goes through the queue, and so does every buffer when the node
 # has more ranks than cores unless HIERCOLL_BCAST_DIRECT=on.
-# The queue is forced (HIERCOLL_BCAST=shm): from 1 MiB `auto` starts on the single copy.
+# `auto` keeps the queue at every size here (HIERCOLL_BCAST_CMA_THRESHOLD=1T): by default it
+# starts on the single copy from 1 MiB.
 # Which path ran is read from HIERCOLL_VERBOSE=3 lines; every byte is checked every call.
 # hc-test: each-family
 . "$(dirname "$0")/mpi_family.bash"
@@ -16,7 +17,7 @@ fail=0
 run() { # NAME NP EXPECTED_DIRECT_CALLS EXPECTED_PROBE [VAR=VALUE...]
     local name=$1 np=$2 want=$3 probe=$4
     shift 4
-    mpi_cmd "$np" LD_PRELOAD="$LIB" HIERCOLL_BCAST=shm HIERCOLL_VERBOSE=3 \
+    mpi_cmd "$np" LD_PRELOAD="$LIB" HIERCOLL_BCAST_CMA_THRESHOLD=1T HIERCOLL_VERBOSE=3 \
         OMPI_MCA_mpi_yield_when_idle=1 "$@" "$tmp/direct"
     timeout 120 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$? got

@@ -75,8 +75,8 @@ nodes_seen 8 2 4
 expect_line "uneven sub-communicator, 3 ranks" "communicator of 4 ranks: 2 node\(s\), 3 rank\(s\) on mine, irregular"
 expect_line "uneven sub-communicator, 1 rank" "communicator of 4 ranks: 2 node\(s\), 1 rank\(s\) on mine, irregular"
 expect_line "interleaved sub-communicator" "communicator of 8 ranks: 2 node\(s\), 4 rank\(s\) on mine, irregular"
-expect_line "leaders' step" "bcast on 8 ranks, 2 node\(s\): the queue in each node, leaders' step between nodes"
-expect_line "leaders' step, uneven" "bcast on 4 ranks, 2 node\(s\): the queue in each node, leaders' step between nodes"
+expect_line "leaders' step" "bcast on 8 ranks, 2 node\(s\): shared memory in each node, leaders' step between nodes"
+expect_line "leaders' step, uneven" "bcast on 4 ranks, 2 node\(s\): shared memory in each node, leaders' step between nodes"
 expect_line "lattice with a network dimension" "allreduce on 8 ranks: lattice 4x2 \(ranks per node x nodes, cost model\), first dimension through shared memory"
 expect_line "staged node dimension" "allreduce node dimension, first at [0-9]+ bytes: staged through the segment"
 expect_line "single-copy node dimension, segments across" "allreduce node dimension, first at [0-9]+ bytes: single copy \(process_vm_readv/writev\), crossing to the other node in segments"
@@ -95,14 +95,14 @@ grep -q "bcast on 4 ranks" "$TMP/err" && fail "$shape: the broadcast ran the que
 
 run "4 hosts x 2" h1:2,h2:2,h3:2,h4:2 "h1 h1 h2 h2 h3 h3 h4 h4"
 nodes_seen 8 4 2
-expect_line "leaders' step among 4" "bcast on 8 ranks, 4 node\(s\): the queue in each node, leaders' step between nodes"
+expect_line "leaders' step among 4" "bcast on 8 ranks, 4 node\(s\): shared memory in each node, leaders' step between nodes"
 expect_line "two network dimensions" "allreduce on 8 ranks: lattice 2x2x2 \(ranks per node x nodes, cost model\), first dimension through shared memory"
 expect_line "point-to-point ring" "allreduce on 8 ranks: lattice 8 \(one ring\), first dimension through point to point"
 expect_line "leaders' recursive doubling among 4" "allreduce small vectors among 4 node leaders: recursive doubling"
 
 run "3 hosts x 2" h1:2,h2:2,h3:2 "h1 h1 h2 h2 h3 h3"
 nodes_seen 6 3 2
-expect_line "leaders' step among 3" "bcast on 6 ranks, 3 node\(s\): the queue in each node, leaders' step between nodes"
+expect_line "leaders' step among 3" "bcast on 6 ranks, 3 node\(s\): shared memory in each node, leaders' step between nodes"
 expect_line "small vectors" "allreduce on 6 ranks: lattice [0-9x]+ \(small vectors: node, leaders, node\)"
 expect_line "leaders' recursive doubling, 3 leaders" "allreduce small vectors among 3 node leaders: recursive doubling"
 expect_line "point-to-point ring" "allreduce on 6 ranks: lattice 6 \(one ring\), first dimension through point to point"

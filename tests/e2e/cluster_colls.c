@@ -4,10 +4,10 @@
  * Communicators: the world (launched with as many ranks on every host, in host order);
  * "uneven", up to 3 ranks of rank 0's host and the first of the last rank's host;
  * "interleaved", all ranks in an order that alternates the hosts (nodes not made of
- * consecutive ranks). Each runs the broadcast's queue and single copy with the leaders' step
- * between hosts, and the allreduce's built-in choice (small vectors: node, then recursive
- * doubling among the leaders, then node; from 64 KiB the ring), point-to-point ring and
- * lattice, on duplicates with info keys.
+ * consecutive ranks). Each runs the broadcast's built-in choice, queue and single copy with
+ * the leaders' step between hosts, and the allreduce's built-in choice (small vectors: node,
+ * then recursive doubling among the leaders, then node; from 64 KiB the ring), point-to-point
+ * ring and lattice, on duplicates with info keys.
  * Rank 0 prints the hosts it sees, so the script can compare them with the nodes hiercoll
  * reports (HIERCOLL_VERBOSE); the last line is hc_mpitest.h's count of failed checks. */
 #include <unistd.h>
@@ -99,14 +99,17 @@ static void bcast_typed(MPI_Comm comm, MPI_Comm ref, int root, const char *what)
     MPI_Type_free(&col);
 }
 
-/* The broadcast's queue and its single copy (info keys), every root for small messages. */
+/* The broadcast's built-in choice, its queue and its single copy (info keys), every root for
+ * small messages: from 1 MiB `auto` starts on the single copy, so the queue's segments across
+ * hosts need a communicator of their own. */
 static void bcasts(MPI_Comm comm, const char *name)
 {
     int size;
     MPI_Comm_size(comm, &size);
     MPI_Comm ref = hc_t_vendor_dup(comm);
-    const char *algos[] = {"auto", "shm-cma"};
-    MPI_Comm comms[2] = {hc_t_algo_dup(comm, "", ""), hc_t_algo_dup(comm, "shm-cma", "")};
+    const char *algos[] = {"auto", "shm", "shm-cma"};
+    MPI_Comm comms[3] = {hc_t_algo_dup(comm, "", ""), hc_t_algo_dup(comm, "shm", ""),
+                         hc_t_algo_dup(comm, "shm-cma", "")};
     /* 48/49: the last message on a control cell's first line and the first on its second;
      * 112/113: the largest in a cell and the first beyond (HC_BCELL_INLINE_MAX); 32 KiB + 1:
      * past a fragment; 512 KiB + 1: past a segment of the leaders' step; 3 MiB: several
@@ -118,10 +121,10 @@ static void bcasts(MPI_Comm comm, const char *name)
             /* Large messages from the first and the last rank only (two hosts). */
             if (sizes[k] > 100000 && root != 0 && root != size - 1)
                 continue;
-            bcast_case(comms, algos, 2, ref, sizes[k], root, 1000 * k + (size_t)root, name);
+            bcast_case(comms, algos, 3, ref, sizes[k], root, 1000 * k + (size_t)root, name);
         }
     char what[64];
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < 3; a++) {
         snprintf(what, sizeof what, "%s bcast %s", name, algos[a]);
         bcast_typed(comms[a], ref, size - 1, what);
         MPI_Comm_free(&comms[a]);

@@ -57,7 +57,8 @@ run() { # NAME [VAR=VALUE...] -- PROGRAM-ARGS...
 run "SIGKILL inside bcast" -- --iters 30 --kill 1:5
 run "SIGKILL of a segment creator, virtual nodes" HIERCOLL_VIRTUAL_NODE_SIZE=2 -- --iters 30 --kill 2:7 --comms 1
 run "MPI_Abort inside bcast" -- --iters 30 --abort 2:4
-run "MPI_Abort, large messages" -- --iters 30 --abort 3:6 --bytes 4000000
+run "MPI_Abort, large messages, the queue" HIERCOLL_BCAST=shm -- --iters 30 --abort 3:6 --bytes 4000000
+run "MPI_Abort, large messages, the single copy" -- --iters 30 --abort 3:6 --bytes 4000000
 
 # From outside: wait until the ranks loop, then kill one of them / interrupt the launcher.
 outside() { # NAME SIGNAL TARGET(rank number or "launcher")

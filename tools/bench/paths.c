@@ -15,13 +15,11 @@ static const char *const variables[2] = {"HIERCOLL_BCAST", "HIERCOLL_ALLREDUCE"}
 #define PRIME_SMALL_BYTES 1024
 #define PRIME_SMALL_CALLS 300
 
-/* A communicator's first calls fault in its shared pages (a broadcast queue's 256 KiB ring
- * per rank, the allreduce's slots): a set-up cost, docs/apps.md's fixed costs, not what a call
- * costs in a loop, which is what the tables show. Untimed calls from every root go through
- * them first. The root rewrites its buffer before each broadcast: an unchanged buffer in the
- * shared heap is read in place and never touches the ring, and 1 KiB calls walk all of it
- * wherever the larger ones' alignment leaves a gap (a 1 KiB pattern of 200 calls measured
- * those faults: 1.6x the vendor primed with 64 KiB only, 0.5x with 600 calls). */
+/* Untimed calls from every root go through the queue's ring first. The root rewrites its
+ * buffer before each broadcast: an unchanged buffer in the shared heap is read in place and
+ * never touches the ring, and 1 KiB calls walk all of it wherever the larger ones' alignment
+ * leaves a gap (a 1 KiB pattern of 200 calls measured those faults: 1.6x the vendor primed
+ * with 64 KiB only, 0.5x with 600 calls). */
 static void prime_bcast(MPI_Comm c)
 {
     size_t bytes = (size_t)64 << 10;
@@ -55,6 +53,9 @@ static void prime_allreduce(MPI_Comm c)
     free(in);
 }
 
+/* A communicator's first calls fault in its shared pages (a broadcast queue's 256 KiB ring
+ * per rank, the allreduce's slots): a set-up cost, docs/apps.md's fixed costs, not what a call
+ * costs in a loop, which is what the tables show; each path's communicator is primed. */
 MPI_Comm path_comm(enum coll which, const char *algo)
 {
     MPI_Comm c;

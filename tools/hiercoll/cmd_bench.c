@@ -192,8 +192,8 @@ static int launch_configs(const bench_cli *o, hc_mpi_family fam, const peer_def 
 
 /* --rounds N or Open MPI's peers: every configuration once per round, each run's CSV kept
  * apart, then the tables of them all. A peer that cannot serve these ranks (exit 77) or whose
- * launch fails is left out of the later rounds; a failure of the first configuration, which
- * carries hiercoll's own paths, ends the runs. */
+ * launch fails is left out of the later rounds; a failure of the first configuration, the
+ * default's launch that hiercoll's paths count from, ends the runs. */
 static int run_rounds(const bench_cli *o, hc_mpi_family fam, const char *lib, const char *bench)
 {
     const peer_def *cfg[NPEER_DEFS + 1];
@@ -242,8 +242,8 @@ static int run_rounds(const bench_cli *o, hc_mpi_family fam, const char *lib, co
                 if (c > 0) {
                     /* a peer's own launch (HAN crashing, say): the other launches' tables
                      * still stand, this peer's earlier rounds too */
-                    fprintf(stderr, "hiercoll bench: peer %s failed (exit status %d); left out of "
-                                    "the later rounds\n", cfg[c]->name, rc);
+                    fprintf(stderr, "hiercoll bench: the launch of peer %s failed (exit status %d); "
+                                    "left out of the later rounds\n", cfg[c]->name, rc);
                     skip[c] = 1;
                     continue;
                 }
