@@ -100,6 +100,13 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
  * came within 1.07 of the best peer (docs/algorithms-bcast.md, Across hosts). */
 #define HC_BCAST_ACROSS_QUEUE_MAX ((size_t)1 << 20)
 
+/* From this size on, calls count as long for the learner (hc_learn_long_calls: trials in
+ * blocks of two calls, the first round after twice its calls), as the allreduce's do from the
+ * same size: such a broadcast takes 0.05-0.5 ms on one node and 8 ms or more across hosts at
+ * 1 Gbit/s, and the starting choice there (the single copy) is the fastest engine in the
+ * median calling pattern, so a site of a few dozen calls keeps it rather than pay a round. */
+#define HC_BCAST_LONG_CALLS_FROM ((size_t)1 << 20)
+
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
  * Up to a cell's worth the queue's variants are one and the same. */
 static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first, int *cand)
@@ -161,6 +168,8 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     int cand[HC_LEARN_MAXCAND];
     int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
+    if (((size_t)1 << k.sclass) >= HC_BCAST_LONG_CALLS_FROM)
+        hc_learn_long_calls(e);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
             for (int j = 0; j < n; j++)
