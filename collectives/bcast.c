@@ -109,7 +109,7 @@ static int window_call(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *bu
         int i = hc_bcast_learn_take(e, &measure);
         e->runs[w->cand]++;
         timed = w->stamp && i == w->cand && measure == HC_LEARN_SAMPLE &&
-                st->vendor_calls >= HC_BCAST_VENDOR_WARM;
+                hc_bcast_vendor_timed(st, e);
     }
     uint64_t t0 = timed ? hc_now_ns() : 0, g = 0;
     int rc = hc_bcast_vendor_window(c, st, w, buf, count, dt, root, &g);

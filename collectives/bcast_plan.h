@@ -89,6 +89,15 @@ static inline void hc_bcast_learn_step(hc_learn_entry *e)
  * vendor two blocks of 4 calls: with 8 here none of them was timed, the vendor went
  * unmeasured in a key's first round, and no candidate could be dropped as hopeless in it. */
 #define HC_BCAST_VENDOR_WARM 5
+/* Whether a vendor's call at e may be timed: after HC_BCAST_VENDOR_WARM of them, or at the
+ * latest the last of its two blocks in a key's first round (long calls' blocks are of two:
+ * their round would otherwise end with the vendor unmeasured and wait for samples). */
+static inline int hc_bcast_vendor_timed(const hc_bstate *st, const hc_learn_entry *e)
+{
+    unsigned last_of_round = 2u * (unsigned)e->block - 1u;
+    return st->vendor_calls >= (last_of_round < HC_BCAST_VENDOR_WARM ? last_of_round
+                                                                      : HC_BCAST_VENDOR_WARM);
+}
 /* The learner's pick for a call whose step was taken ahead (or now): index in e->cand. */
 static inline int hc_bcast_learn_take(hc_learn_entry *e, int *measure)
 {

@@ -208,7 +208,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     int i = hc_bcast_learn_take(e, &p->measure);
     /* The vendor's first broadcasts on a communicator are not what it costs in a loop
      * (MPICH takes its shared-memory path only from a node's sixth collective): untimed. */
-    if (e->cand[i] == HC_BCAST_VENDOR && st->vendor_calls < HC_BCAST_VENDOR_WARM)
+    if (e->cand[i] == HC_BCAST_VENDOR && !hc_bcast_vendor_timed(st, e))
         p->measure = 0;
     e->runs[i]++;
     fill_params(p, e->cand[i], NULL);

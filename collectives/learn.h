@@ -87,7 +87,7 @@ typedef struct hc_learn_entry {
 #define HC_LEARN_WARM_CALLS 8
 #define HC_LEARN_TRY_BLOCK 4
 
-/* Where calls are long (the collective says which: the allreduce from 1 MiB), trials cost
+/* Where calls are long (the collective says which: both from 1 MiB), trials cost
  * real time: blocks of two calls (one to switch, one timed), and the first round only once
  * the key has made twice the calls a round takes. Called after hc_learn_init, before the
  * key's first call. */

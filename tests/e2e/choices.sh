@@ -8,7 +8,8 @@
 #     vendor` no queue; a rule saying `auto` leaves the built-in choice.
 #  4. An MPI info key beats the environment, both ways (hiercoll-bench sets hiercoll_bcast).
 #  5. Learning's first round times every candidate, the vendor's broadcast too (its first
-#     calls on a communicator are left untimed, and once no call of the round was timed).
+#     calls on a communicator are left untimed, and once no call of the round was timed;
+#     later, from 1 MiB, where a round gives it blocks of two).
 #  6. Two nodes with the single-copy node stage cross in segments under it; with
 #     HIERCOLL_ALLREDUCE_PAIR_SEG=0, a tuning rule's pair_seg=0, or on four nodes, they do not.
 #  7. One rank per node: the built-in choice (a node stage there is none of) is timed as
@@ -88,6 +89,15 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-alg
     --sizes 8 --iters 100 --pattern fixed-fresh-stream --csv
 "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, learning"; head "$tmp/err"; exit 1; }
 expect "the first round times the vendor" "root 0, 8-15 bytes: .*measured (.*vendor [0-9.]* us"
+# 1 MiB: long calls, blocks of two; the vendor's last call of the round is timed all the same,
+# on a communicator whose only broadcasts are these from one root (the bench's priming, or
+# other roots, would have run the vendor before): 100 calls, the round done by the 48th.
+"$MPICC" -O2 -o "$tmp/fixed_root" tests/e2e/bcast_fixed_root.c || { echo "cannot build"; exit 1; }
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$tmp/fixed_root" 1048576 100
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" && grep -q "^0 bytes differ" "$tmp/out" ||
+    { echo "FAIL: fixed root, learning"; head "$tmp/out" "$tmp/err"; exit 1; }
+expect "long calls: the first round times the vendor" \
+    "root 0, 1048576-2097151 bytes: .*measured (.*vendor [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=2 "$BENCH" \
     --coll bcast --bcast-algo auto --sizes 8K,512K,1M --iters 100 --min-calls 100 \
