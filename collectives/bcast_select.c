@@ -104,7 +104,9 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
  * blocks of two calls, the first round after twice its calls), as the allreduce's do from the
  * same size: such a broadcast takes 0.05-0.5 ms on one node and 8 ms or more across hosts at
  * 1 Gbit/s, and the starting choice there (the single copy) is the fastest engine in the
- * median calling pattern, so a site of a few dozen calls keeps it rather than pay a round. */
+ * median calling pattern, so a site of a few dozen calls keeps it rather than pay a round.
+ * Where the start is the queue (no CMA between the ranks, a higher threshold) the same
+ * schedule holds: the queue is kept 24 calls longer before its trials. */
 #define HC_BCAST_LONG_CALLS_FROM ((size_t)1 << 20)
 
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
