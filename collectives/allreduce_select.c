@@ -26,13 +26,9 @@
  * 256 KiB against 0.66-0.68; at 128 KiB, and after a barrier, the two were within 3%
  * (2026-11-30, docs/algorithms-allreduce.md, Across hosts). */
 #define HC_AR_NODES_CMA_MIN_BYTES (256 * 1024)
-/* From this size class on, calls count as long for the learner (hc_learn_long_calls: trials
- * in blocks of two calls, the first round after twice its calls): such a call takes 0.1 ms
- * on one node and 8 ms across hosts at 1 Gbit/s, so what a round of trials costs counts, and
- * a site of a few dozen such calls seldom repays it. Across 2 hosts x 4 ranks, 16 calls of
- * 4 MiB with a round of trials among them took 1.08-1.12x HAN's time where the static
- * rule's single copy took 1.01-1.02 (docs/algorithms-allreduce.md, Against every peer). */
-#define HC_AR_LONG_CALLS_FROM (1024 * 1024)
+/* Long calls from HC_LEARN_LONG_CALLS_FROM: across 2 hosts x 4 ranks, 16 calls of 4 MiB with
+ * a round of trials among them took 1.08-1.12x HAN's time where the static rule's single copy
+ * took 1.01-1.02 (docs/algorithms-allreduce.md, Against every peer). */
 /* One rank per node (no node stage): from this size the one ring starts, below it the
  * machine's lattice. The lattice's pairs exchange whole blocks at once, and a block's packets
  * wait on the link behind the receiver's own; the one ring forwards packet by packet. On 4
@@ -280,7 +276,7 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         int cand[HC_LEARN_MAXCAND];
         int n = candidates(c, st, r, k.sclass, start, cand);
         hc_learn_init(e, k, cand, n, 0, origin, 0);
-        if (((uint64_t)1 << k.sclass) >= HC_AR_LONG_CALLS_FROM)
+        if (((uint64_t)1 << k.sclass) >= HC_LEARN_LONG_CALLS_FROM)
             hc_learn_long_calls(e);
         else if (c->num_nodes > 1)
             hc_learn_settling_calls(e);

@@ -100,14 +100,11 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
  * came within 1.07 of the best peer (docs/algorithms-bcast.md, Across hosts). */
 #define HC_BCAST_ACROSS_QUEUE_MAX ((size_t)1 << 20)
 
-/* From this size on, calls count as long for the learner (hc_learn_long_calls: trials in
- * blocks of two calls, the first round after twice its calls), as the allreduce's do from the
- * same size: such a broadcast takes 0.05-0.5 ms on one node and 8 ms or more across hosts at
- * 1 Gbit/s, and the starting choice there (the single copy) is the fastest engine in the
- * median calling pattern, so a site of a few dozen calls keeps it rather than pay a round.
- * Where the start is the queue (no CMA between the ranks, a higher threshold) the same
- * schedule holds: the queue is kept 24 calls longer before its trials. */
-#define HC_BCAST_LONG_CALLS_FROM ((size_t)1 << 20)
+/* Long calls from HC_LEARN_LONG_CALLS_FROM, as the allreduce's: the starting choice there
+ * (the single copy) is the fastest engine in the median calling pattern, so a site of a few
+ * dozen calls keeps it rather than pay a round. Where the start is the queue (no CMA between
+ * the ranks, a higher threshold) the same schedule holds: the queue is kept 24 calls longer
+ * before its trials. */
 
 /* The algorithms a node-local root may try for m bytes: every one that can move them here.
  * Up to a cell's worth the queue's variants are one and the same. */
@@ -170,7 +167,7 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     int cand[HC_LEARN_MAXCAND];
     int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
-    if (((size_t)1 << k.sclass) >= HC_BCAST_LONG_CALLS_FROM)
+    if (((uint64_t)1 << k.sclass) >= HC_LEARN_LONG_CALLS_FROM)
         hc_learn_long_calls(e);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */

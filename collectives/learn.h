@@ -87,8 +87,14 @@ typedef struct hc_learn_entry {
 #define HC_LEARN_WARM_CALLS 8
 #define HC_LEARN_TRY_BLOCK 4
 
-/* Where calls are long (the collective says which: both from 1 MiB), trials cost
- * real time: blocks of two calls (one to switch, one timed), and the first round only once
+/* From this size on both collectives' calls count as long (hc_learn_long_calls): such a call
+ * takes 0.05-0.5 ms on one node and 8 ms or more across hosts at 1 Gbit/s, so what a round of
+ * trials costs counts, and a site of a few dozen such calls seldom repays it (the reasons
+ * measured: allreduce_select.c, bcast_select.c). */
+#define HC_LEARN_LONG_CALLS_FROM ((uint64_t)1 << 20)
+
+/* Where calls are long (from HC_LEARN_LONG_CALLS_FROM; the collective says which), trials
+ * cost real time: blocks of two calls (one to switch, one timed), and the first round only once
  * the key has made twice the calls a round takes. Called after hc_learn_init, before the
  * key's first call. */
 void hc_learn_long_calls(hc_learn_entry *e);
