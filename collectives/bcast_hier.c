@@ -8,6 +8,7 @@
 #include "bcast_plan.h"
 #include "hc_copy.h"
 #include "hc_heap.h"
+#include "hc_log.h"
 #include "hc_mpi.h"
 #include "hc_must.h"
 #include "hc_util.h"
@@ -129,6 +130,8 @@ void hc_bcast_run(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, char *strea
     if (c->rank != root)
         st->last_sent.buf = NULL; /* after another root's call my buffer is not "unchanged" */
     int how = c->local_rank == lroot_here ? root_how(c, st, p, stream, m, root, user_dst && !pk) : 0;
+    if (c->num_nodes > 1 && c->rank == root)
+        hc_info(3, "bcast: %zu bytes to %d nodes in segments of %zu", m, c->num_nodes, p->seg);
     if (root_carries(c, p, m, root)) {
         char *seg = pk ? stage : stream;
         if (pk && c->rank == root)

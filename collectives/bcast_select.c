@@ -248,6 +248,22 @@ void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx)
     }
 }
 
+/* Across nodes a message moves in HIERCOLL_BCAST_HIER_CHUNK segments, or in eighths of it
+ * where those are larger (up to HIER_MAX_SEGMENT): every segment hands off between the
+ * leaders and each node's ranks once more, which costs most where ranks share cores (2 hosts
+ * x 4 ranks on 2 cores, 1 Gbit/s: 16-32 MiB in 512 KiB segments took 1.03-1.10x HAN's time,
+ * in eighths 0.97-1.04), while the last segment's node stage, which follows the link alone,
+ * stays an eighth of the message. The cap bounds the stage that packs a derived datatype
+ * (docs/algorithms-bcast.md, Segments across nodes). Whole pages, alike on every rank. */
+#define HIER_SEGMENTS 8
+#define HIER_MAX_SEGMENT ((size_t)8 << 20)
+static size_t hier_segment(size_t m)
+{
+    size_t chunk = (size_t)hc_cfg.bcast_hier_chunk.i;
+    size_t eighth = HC_MIN(HC_ALIGN_UP(m / HIER_SEGMENTS, 4096), HIER_MAX_SEGMENT);
+    return eighth > chunk ? eighth : chunk;
+}
+
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                      int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p)
 {
@@ -261,7 +277,7 @@ void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t si
     const hc_params *rp = rule ? &rule->params : NULL;
     p->seg = c->num_nodes == 1 ? m
              : rp && rp->set >> HC_BCAST_P_SEG & 1 ? (size_t)rp->v[HC_BCAST_P_SEG]
-                                                    : (size_t)hc_cfg.bcast_hier_chunk.i;
+                                                    : hier_segment(m);
     if (!decider)
         return;
     if (algo != HC_BCAST_AUTO) {
