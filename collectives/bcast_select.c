@@ -254,13 +254,15 @@ void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx)
  * x 4 ranks on 2 cores, 1 Gbit/s: 16-32 MiB in 512 KiB segments took 1.03-1.10x HAN's time,
  * in eighths 0.97-1.04), while the last segment's node stage, which follows the link alone,
  * stays an eighth of the message. The cap bounds the stage that packs a derived datatype
- * (docs/algorithms-bcast.md, Segments across nodes). Whole pages, alike on every rank. */
+ * (docs/algorithms-bcast.md, Segments across nodes). An eighth is rounded up to whole pages
+ * (so eight of them cover the message); it rests on m alone, alike on every rank. */
 #define HIER_SEGMENTS 8
 #define HIER_MAX_SEGMENT ((size_t)8 << 20)
 static size_t hier_segment(size_t m)
 {
     size_t chunk = (size_t)hc_cfg.bcast_hier_chunk.i;
-    size_t eighth = HC_MIN(HC_ALIGN_UP(m / HIER_SEGMENTS, 4096), HIER_MAX_SEGMENT);
+    size_t eighth = HC_ALIGN_UP((m + HIER_SEGMENTS - 1) / HIER_SEGMENTS, 4096);
+    eighth = HC_MIN(eighth, HIER_MAX_SEGMENT);
     return eighth > chunk ? eighth : chunk;
 }
 

@@ -18,7 +18,7 @@
 #  8. Across nodes a broadcast's node stage below 1 MiB is the queue, with no trials; from
 #     1 MiB the first round times every candidate there too, the vendor's included.
 #  9. Across nodes a broadcast moves in HIERCOLL_BCAST_HIER_CHUNK segments, or in eighths of
-#     a larger message, up to 8 MiB.
+#     a larger message (whole pages, eight covering it), up to 8 MiB.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -109,17 +109,19 @@ refuse "two nodes, 8 KiB: the queue, untried" "8192-16383 bytes: .*measured"
 refuse "two nodes, 512 KiB: the queue, untried" "524288-1048575 bytes: .*measured"
 expect "two nodes, 1 MiB: every candidate timed" "root 0, 1048576-2097151 bytes: .*measured (.*vendor [0-9.]* us"
 
-# segments CHUNK: the segments of 1, 16 and 80 MiB broadcasts across two nodes
+# segments CHUNK: the segments of 1, 16, 16 MiB + 1 and 80 MiB broadcasts across two nodes
 segments() {
     mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=3 HIERCOLL_VIRTUAL_NODE_SIZE=2 \
         HIERCOLL_BCAST_HIER_CHUNK="$1" "$BENCH" --coll bcast --bcast-algo shm \
-        --sizes 1M,16M,80M --iters 2 --csv
-    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" && [ "$(grep -c ',0$' "$tmp/out")" -eq 3 ] ||
+        --sizes 1M,16M,16777217,80M --iters 2 --csv
+    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" && [ "$(grep -c ',0$' "$tmp/out")" -eq 4 ] ||
         { echo "FAIL: bench, segments of $1"; head "$tmp/out" "$tmp/err"; exit 1; }
 }
 segments 512K
 expect "1 MiB: 512 KiB segments" "bcast: 1048576 bytes to 2 nodes in segments of 524288$"
 expect "16 MiB: eighths" "bcast: 16777216 bytes to 2 nodes in segments of 2097152$"
+expect "16 MiB + 1: eighths rounded up, no ninth" \
+    "bcast: 16777217 bytes to 2 nodes in segments of 2101248$"
 expect "80 MiB: 8 MiB segments" "bcast: 83886080 bytes to 2 nodes in segments of 8388608$"
 segments 4M
 expect "16 MiB, 4 MiB chunks: the chunk" "bcast: 16777216 bytes to 2 nodes in segments of 4194304$"
