@@ -276,9 +276,7 @@ static int choose_learned(hc_comm *c, hc_ar_state *st, const hc_red *r, long lon
         int cand[HC_LEARN_MAXCAND];
         int n = candidates(c, st, r, k.sclass, start, cand);
         hc_learn_init(e, k, cand, n, 0, origin, 0);
-        if (((uint64_t)1 << k.sclass) >= HC_LEARN_LONG_CALLS_FROM)
-            hc_learn_long_calls(e);
-        else if (c->num_nodes > 1)
+        if (!hc_learn_long_calls(e) && c->num_nodes > 1)
             hc_learn_settling_calls(e);
         if (origin == HC_ORIGIN_SAVED) {
             announce_choice(c, e, "learned in an earlier run (tuning file)");

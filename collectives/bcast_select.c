@@ -167,8 +167,7 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     int cand[HC_LEARN_MAXCAND];
     int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
-    if (((uint64_t)1 << k.sclass) >= HC_LEARN_LONG_CALLS_FROM)
-        hc_learn_long_calls(e);
+    hc_learn_long_calls(e);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
             for (int j = 0; j < n; j++)

@@ -80,11 +80,14 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
 
 static int passes_of(int phase) { return phase == HC_LEARN_TRY ? TRY_PASSES : 1; }
 
-void hc_learn_long_calls(hc_learn_entry *e)
+int hc_learn_long_calls(hc_learn_entry *e)
 {
+    if (((uint64_t)1 << e->key.sclass) < HC_LEARN_LONG_CALLS_FROM)
+        return 0;
     e->block = 2;
     int round = e->ncand * e->block * TRY_PASSES;
     e->warm = 2 * round > HC_LEARN_WARM_CALLS ? 2 * round : HC_LEARN_WARM_CALLS;
+    return 1;
 }
 
 void hc_learn_settling_calls(hc_learn_entry *e)

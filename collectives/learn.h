@@ -93,11 +93,11 @@ typedef struct hc_learn_entry {
  * measured: allreduce_select.c, bcast_select.c). */
 #define HC_LEARN_LONG_CALLS_FROM ((uint64_t)1 << 20)
 
-/* Where calls are long (from HC_LEARN_LONG_CALLS_FROM; the collective says which), trials
- * cost real time: blocks of two calls (one to switch, one timed), and the first round only once
+/* Where calls are long (the key's size class from HC_LEARN_LONG_CALLS_FROM), trials cost
+ * real time: blocks of two calls (one to switch, one timed), and the first round only once
  * the key has made twice the calls a round takes. Called after hc_learn_init, before the
- * key's first call. */
-void hc_learn_long_calls(hc_learn_entry *e);
+ * key's first call; returns 1 when the key's calls are long (0: nothing changed). */
+int hc_learn_long_calls(hc_learn_entry *e);
 
 /* Where what a call costs depends on how the calls before it left the ranks (across hosts the
  * ranks leave an algorithm as far apart as the call lasts, and the next few calls inherit

@@ -162,8 +162,10 @@ HC_TEST(long_calls_wait_then_settle_in_half_the_trials)
     for (int long_calls = 0; long_calls < 2; long_calls++) {
         sim s;
         sim_init(&s, 4, HC_ORIGIN_RULE, 0);
-        if (long_calls)
+        if (long_calls) {
+            s.e.key.sclass = 20; /* 1 MiB: HC_LEARN_LONG_CALLS_FROM */
             hc_learn_long_calls(&s.e);
+        }
         long round = 4L * s.e.block * 2;
         HC_CHECK_EQ_INT(s.e.warm, long_calls ? 2 * round : HC_LEARN_WARM_CALLS);
         run(&s, cost, s.e.warm);
