@@ -125,6 +125,34 @@ static int window_call(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *bu
     return rc;
 }
 
+/* A message that fits in a control cell, on one node, sent by the queue (or the single copy,
+ * which leaves such a message to it): the whole call is one cell from the root down its
+ * tree. It skips the stages that segmented, typed or direct messages need, which at 8 bytes
+ * were 40 of the root's 105 ns a call (docs/algorithms-bcast.md, The queue). Each rank
+ * decides alone: the root from its plan, a reader from the root's cell. A call that would
+ * record its buffer for direct reads takes the full path; timed calls take this one, so the
+ * learner times the path that runs. */
+static int one_cell(const hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, size_t m,
+                    int decider)
+{
+    if (c->num_nodes != 1 || m > HC_BCELL_INLINE_MAX)
+        return 0;
+    if (!decider)
+        return HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_INLINE;
+    return hc_bcast_engine_of[p->algo] != HC_BCAST_ENGINE_VENDOR &&
+           (p->direct == HC_BDIRECT_NEVER || m < p->direct_min || !st->direct_ok);
+}
+
+/* On one node the vendor's broadcast takes the caller's own arguments: the root says so in
+ * its first cell, and readers look before they pack anything. */
+static int whole_vendor(const hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, int decider)
+{
+    if (c->num_nodes != 1)
+        return 0;
+    return decider ? p->algo == HC_BCAST_VENDOR
+                   : HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_VENDOR;
+}
+
 int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, uintptr_t site)
 {
     if (c->size == 1)
@@ -165,15 +193,16 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
     /* Everything a reader can work out alone comes before it waits for its root. */
     MPI_Count lb = 0;
     int contiguous = hc_dtype_contiguous(dt, &lb);
-    /* On one node the vendor's broadcast takes the caller's own arguments: the root says so
-     * in its first cell, and readers look before they pack anything. */
-    int whole_vendor = c->num_nodes == 1 &&
-                       (decider ? p.algo == HC_BCAST_VENDOR
-                                : HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_VENDOR);
-    if (whole_vendor)
+    if (contiguous && one_cell(c, st, &p, m, decider)) {
+        if (c->rank != root)
+            st->last_sent.buf = NULL; /* as in hc_bcast_run: after another root's call */
+        hc_bshm_bcast(st, (char *)buf + lb, m, m, lroot, p.measure ? HC_BSHM_MEASURE : 0);
+        hc_bshm_finish(st);
+    } else if (whole_vendor(c, st, &p, decider)) {
         rc = hc_bcast_vendor_whole(c, st, &p, buf, count, dt, root, sclass);
-    else
+    } else {
         run_typed(c, st, &p, buf, count, dt, m, (size_t)tsize, root, contiguous, lb);
+    }
     if (decider) {
         if (p.learn) {
             if (p.measure == HC_LEARN_SAMPLE)

@@ -198,9 +198,18 @@ static void derived_types(MPI_Comm comm, const char *algo)
     MPI_Datatype c4;
     MPI_Type_contiguous(4, MPI_INT, &c4);
     MPI_Type_commit(&c4);
+    /* 96 bytes, one control cell: a contiguous side takes the one-cell path, a packing side
+     * the full one, and both must meet in the same cell. */
+    MPI_Datatype col24;
+    MPI_Type_vector(24, 1, 3, MPI_INT, &col24);
+    MPI_Type_commit(&col24);
 
     for (int root = 0; root < size; root++) {
         uint64_t seed = 500 + (uint64_t)root;
+        snprintf(what, sizeof what, "algo '%s' 24 ints->column (one cell)", algo);
+        check_types(comm, ref, MPI_INT, 24, col24, 1, root, seed + 8, what);
+        snprintf(what, sizeof what, "algo '%s' column->24 ints (one cell)", algo);
+        check_types(comm, ref, col24, 1, MPI_INT, 24, root, seed + 9, what);
         snprintf(what, sizeof what, "algo '%s' column->ints", algo);
         check_types(comm, ref, col, 1, MPI_INT, n, root, seed, what);
         snprintf(what, sizeof what, "algo '%s' ints->column", algo);
@@ -226,6 +235,7 @@ static void derived_types(MPI_Comm comm, const char *algo)
     MPI_Type_free(&st2);
     MPI_Type_free(&perm);
     MPI_Type_free(&c4);
+    MPI_Type_free(&col24);
     MPI_Comm_free(&ref);
 }
 
