@@ -70,6 +70,7 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
     e->untimed = 1;
     e->warm = HC_LEARN_WARM_CALLS;
     e->check_gap = FIRST_CHECK;
+    e->watch_every = HC_LEARN_WATCH_EVERY;
     e->phase = HC_LEARN_WARM;
     e->ahead = -1;
     if (origin == HC_ORIGIN_SAVED) { /* an earlier run settled it: check it, do not redo it */
@@ -133,8 +134,8 @@ int hc_learn_pick(hc_learn_entry *e, int *measure)
             break;
         }
         /* the watched call and the one before it, whose end it counts from */
-        if (e->local && ++e->watch_calls >= HC_LEARN_WATCH_EVERY - 1) {
-            *measure = e->watch_calls >= HC_LEARN_WATCH_EVERY ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
+        if (e->local && ++e->watch_calls >= e->watch_every - 1) {
+            *measure = e->watch_calls >= e->watch_every ? HC_LEARN_SAMPLE : HC_LEARN_STAMP;
             if (*measure == HC_LEARN_SAMPLE)
                 e->watch_calls = 0;
         }
@@ -196,6 +197,15 @@ static void drop_hopeless(hc_learn_entry *e)
     for (int i = 0; i < e->ncand; i++)
         if (i != e->current && own[i] > HOPELESS * best)
             e->dropped[i] = 1;
+}
+
+/* Calls between watched ones for a choice that takes `us` a call (0: not measured). */
+static uint32_t watch_every(double us)
+{
+    double span = us > 0 ? HC_LEARN_WATCH_SPAN_US / us : 0;
+    if (span <= HC_LEARN_WATCH_EVERY)
+        return HC_LEARN_WATCH_EVERY;
+    return span >= HC_LEARN_WATCH_EVERY_MAX ? HC_LEARN_WATCH_EVERY_MAX : (uint32_t)span;
 }
 
 void hc_learn_sample(hc_learn_entry *e, int i, double us)
@@ -294,6 +304,7 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
     e->next_check = e->calls + e->check_gap;
     e->nwatch = 0;
     e->watch_calls = 0;
+    e->watch_every = watch_every(e->settled_us);
     return changed;
 }
 

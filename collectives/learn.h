@@ -74,6 +74,7 @@ typedef struct hc_learn_entry {
     float watch[4];             /* the choice's latest times in SETTLED */
     int nwatch;
     uint64_t watch_calls;       /* calls since the last watched one */
+    uint32_t watch_every;       /* calls from one watched call to the next */
     int retry;                  /* the watch saw the choice's time move: TRY again */
     unsigned checks;            /* CHECK rounds so far */
     int ahead, ahead_measure;   /* the next call's candidate, taken ahead (-1: not yet) */
@@ -118,14 +119,19 @@ enum { HC_LEARN_NONE, HC_LEARN_STAMP, HC_LEARN_SAMPLE };
 int hc_learn_pick(hc_learn_entry *e, int *measure);
 
 /* A rank deciding alone times every this many calls of a settled choice (learn.c): every 16th
- * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%. */
+ * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%.
+ * Where 64 calls take less than HC_LEARN_WATCH_SPAN_US (settled_us), as far apart as that
+ * span, up to HC_LEARN_WATCH_EVERY_MAX calls: in a tight loop of 8-byte broadcasts of 65 ns,
+ * every 64th cost 11% (docs/tuning.md). */
 #define HC_LEARN_WATCH_EVERY 64
+#define HC_LEARN_WATCH_SPAN_US 16.0
+#define HC_LEARN_WATCH_EVERY_MAX 1024
 /* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
  * the watched calls of a rank deciding alone) goes to hc_learn_pick. */
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)
 {
     if (e->phase == HC_LEARN_SETTLED && !e->retry && e->calls + 1 < e->next_check &&
-        (!e->local || e->watch_calls + 2 < HC_LEARN_WATCH_EVERY)) {
+        (!e->local || e->watch_calls + 2 < e->watch_every)) {
         e->calls++;
         e->watch_calls += e->local;
         *measure = 0;
@@ -142,8 +148,8 @@ static inline uint64_t hc_learn_quiet_calls(const hc_learn_entry *e)
         return 0;
     uint64_t n = e->next_check - e->calls - 1;
     if (e->local) {
-        uint64_t to_watch = e->watch_calls + 2 < HC_LEARN_WATCH_EVERY
-                                ? HC_LEARN_WATCH_EVERY - 2 - e->watch_calls : 0;
+        uint64_t to_watch =
+            e->watch_calls + 2 < e->watch_every ? e->watch_every - 2 - e->watch_calls : 0;
         n = n < to_watch ? n : to_watch;
     }
     return n;

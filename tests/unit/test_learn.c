@@ -111,12 +111,29 @@ HC_TEST(a_change_of_behaviour_is_followed)
     HC_CHECK_EQ_INT(s.e.current, 1);
     double spent = s.spent, best = s.best_possible;
     HC_CHECK_MSG(spent / best < 1.05, "first half %.3f of the best", spent / best);
+    HC_CHECK_EQ_INT((int)s.e.watch_every, HC_LEARN_WATCH_EVERY); /* 64 calls: 320 us */
     long follow = 5 * HC_LEARN_WATCH_EVERY;
     run(&s, after, follow);
     HC_CHECK_EQ_INT(s.e.current, 0);
     run(&s, after, 5000 - follow);
     double second = (s.spent - spent) / (s.best_possible - best);
     HC_CHECK_MSG(second < 1.05, "second half %.3f of the best", second);
+}
+
+/* Calls of 50 ns (a tight loop of 8-byte broadcasts) are watched every 16 us of them, not
+ * every 64th call, and a change is still followed within five watches. */
+HC_TEST(short_calls_are_watched_by_time)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 1);
+    double before[] = {0.05, 0.1, 0.2}, after[] = {0.2, 0.05, 0.3};
+    run(&s, before, 5000);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    long every = (long)s.e.watch_every, expect = (long)(HC_LEARN_WATCH_SPAN_US / 0.05);
+    HC_CHECK_MSG(every > expect * 0.95 && every < expect * 1.05, "watched every %ld calls",
+                 every);
+    run(&s, after, 5 * every);
+    HC_CHECK_EQ_INT(s.e.current, 1);
 }
 
 /* Where every rank must agree (no watch, no early drop), a CHECK finds the change, at most
