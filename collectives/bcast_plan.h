@@ -79,10 +79,14 @@ void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t si
 void hc_bcast_learn_next(hc_learn_entry *e);
 static inline void hc_bcast_learn_step(hc_learn_entry *e)
 {
-    if (e->phase == HC_LEARN_SETTLED) /* the common case, inline */
-        e->ahead = hc_learn_next(e, &e->ahead_measure);
-    else
+    if (e->phase != HC_LEARN_SETTLED) {
         hc_bcast_learn_next(e);
+        return;
+    }
+    /* the common case, inline; a root settled on the vendor counts its calls in windows */
+    if (e->cand[e->current] != HC_BCAST_VENDOR)
+        hc_learn_quiet_begin(e);
+    e->ahead = hc_learn_next(e, &e->ahead_measure);
 }
 /* The vendor's broadcasts a communicator has run before the learner times one (MPICH takes
  * its shared-memory path only from a node's sixth collective). A round of trials gives the

@@ -203,6 +203,12 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
         p->origin = HC_ORIGIN_RULE;
         return;
     }
+    if (e->quiet) { /* settled, between its checks and watches */
+        e->quiet--;
+        fill_params(p, e->cand[e->current], NULL);
+        p->origin = e->origin;
+        return;
+    }
     int i = hc_bcast_learn_take(e, &p->measure);
     /* The vendor's first broadcasts on a communicator are not what it costs in a loop
      * (MPICH takes its shared-memory path only from a node's sixth collective): untimed. */

@@ -136,6 +136,69 @@ HC_TEST(short_calls_are_watched_by_time)
     HC_CHECK_EQ_INT(s.e.current, 1);
 }
 
+/* One call the broadcast's way (bcast_plan.h, bcast_select.c): quiet calls only counted
+ * down, the others take the step taken ahead at the end of the call before. Returns what
+ * the call was asked to time. */
+static int broadcast_call(sim *s, const double *cost, int lanes)
+{
+    hc_learn_entry *e = &s->e;
+    int i, measure = HC_LEARN_NONE, quiet = e->quiet > 0;
+    if (quiet) {
+        e->quiet--;
+        i = e->current;
+    } else {
+        if (e->ahead < 0)
+            e->ahead = hc_learn_next(e, &e->ahead_measure);
+        i = e->ahead;
+        measure = e->ahead_measure;
+        e->ahead = -1;
+        e->runs[i]++;
+    }
+    double us = cost[i] * noise(&s->seed, 0.02);
+    if (measure == HC_LEARN_SAMPLE)
+        hc_learn_sample(e, i, us);
+    s->spent += us;
+    s->ran[i]++;
+    if (quiet) /* no step at its end either */
+        return measure;
+    if (e->phase == HC_LEARN_SETTLED && lanes)
+        hc_learn_quiet_begin(e);
+    if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
+        double t[HC_LEARN_MAXCAND];
+        hc_learn_medians(e, t);
+        hc_learn_decide(e, t);
+    }
+    e->ahead = hc_learn_next(e, &e->ahead_measure);
+    return measure;
+}
+
+/* Quiet calls counted at once change nothing the learner does: the same calls are timed,
+ * the same choices made, the counts the same as with a step every call, through a change of
+ * behaviour and the round it opens. */
+HC_TEST(quiet_calls_counted_at_once_change_nothing)
+{
+    sim a, b;
+    sim_init(&a, 3, HC_ORIGIN_RULE, 1);
+    sim_init(&b, 3, HC_ORIGIN_RULE, 1);
+    double before[] = {0.05, 0.1, 0.2}, after[] = {0.2, 0.05, 0.3};
+    long differ = 0, quiet_seen = 0;
+    for (long k = 0; k < 12000; k++) {
+        const double *cost = k < 6000 ? before : after;
+        differ += broadcast_call(&a, cost, 0) != broadcast_call(&b, cost, 1);
+        quiet_seen += b.e.quiet > 0;
+    }
+    HC_CHECK_MSG(differ == 0, "%ld calls timed differently", differ);
+    HC_CHECK_MSG(quiet_seen > 10000, "only %ld calls in a quiet stretch", quiet_seen);
+    HC_CHECK_EQ_INT(b.e.current, 1);
+    HC_CHECK_EQ_INT(a.e.changes, b.e.changes);
+    HC_CHECK_EQ_INT((int)(a.e.calls - a.e.quiet), (int)(b.e.calls - b.e.quiet));
+    HC_CHECK_EQ_INT((int)a.e.watch_calls, (int)(b.e.watch_calls - b.e.quiet));
+    for (int i = 0; i < 3; i++) {
+        HC_CHECK_EQ_INT((int)a.ran[i], (int)b.ran[i]);
+        HC_CHECK_EQ_INT((int)a.e.runs[i], (int)(b.e.runs[i] - (i == b.e.current ? b.e.quiet : 0)));
+    }
+}
+
 /* Where every rank must agree (no watch, no early drop), a CHECK finds the change, at most
  * the longest gap later. */
 HC_TEST(agreed_keys_find_a_change_at_the_next_check)
