@@ -140,7 +140,7 @@ static int one_cell(const hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, siz
     if (!decider)
         return HC_BCELL_KIND(hc_bshm_peek(st)) == HC_BCELL_INLINE;
     return hc_bcast_engine_of[p->algo] != HC_BCAST_ENGINE_VENDOR &&
-           (p->direct == HC_BDIRECT_NEVER || m < p->direct_min || !st->direct_ok);
+           !hc_bcast_direct_allowed(st, p, m);
 }
 
 /* On one node the vendor's broadcast takes the caller's own arguments: the root says so in

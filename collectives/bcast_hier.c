@@ -108,8 +108,8 @@ static int root_how(hc_comm *c, hc_bstate *st, const hc_bcast_plan *p, const cha
                     size_t m, int root, int user_dst)
 {
     int how = (m >= p->nt_min ? HC_BSHM_ROOT_NT : 0) | (p->measure ? HC_BSHM_MEASURE : 0);
-    if (!user_dst || !st->direct_ok || p->direct == HC_BDIRECT_NEVER || m < p->direct_min ||
-        m < sizeof(uint64_t) || hc_heap_offset(stream, m) < 0)
+    if (!user_dst || !hc_bcast_direct_allowed(st, p, m) || m < sizeof(uint64_t) ||
+        hc_heap_offset(stream, m) < 0)
         return how;
     /* The sample is recorded on every such call, so `unchanged` means since the last one. */
     int unchanged = c->rank == root && hc_bdirect_unchanged(st, stream, m, root);

@@ -55,6 +55,14 @@ typedef struct hc_bcast_plan {
     int measure;         /* HC_LEARN_NONE / STAMP (its readers stamp its end) / SAMPLE */
 } hc_bcast_plan;
 
+/* Whether the plan lets readers copy m bytes straight out of the root's buffer here (the
+ * buffer's place and state aside): such a call records a sample of the buffer. */
+static inline int hc_bcast_direct_allowed(const hc_bstate *st, const hc_bcast_plan *p,
+                                          size_t m)
+{
+    return st->direct_ok && p->direct != HC_BDIRECT_NEVER && m >= p->direct_min;
+}
+
 /* The queue's construction parameters from the configuration. */
 void hc_bcast_setup(hc_bsetup *s);
 
@@ -84,9 +92,7 @@ static inline void hc_bcast_learn_step(hc_learn_entry *e)
         return;
     }
     /* the common case, inline; a root settled on the vendor counts its calls in windows */
-    if (e->cand[e->current] != HC_BCAST_VENDOR)
-        hc_learn_quiet_begin(e);
-    e->ahead = hc_learn_next(e, &e->ahead_measure);
+    hc_learn_settled_step(e, e->cand[e->current] != HC_BCAST_VENDOR);
 }
 /* The vendor's broadcasts a communicator has run before the learner times one (MPICH takes
  * its shared-memory path only from a node's sixth collective). A round of trials gives the

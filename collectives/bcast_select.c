@@ -203,8 +203,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
         p->origin = HC_ORIGIN_RULE;
         return;
     }
-    if (e->quiet) { /* settled, between its checks and watches */
-        e->quiet--;
+    if (hc_learn_quiet_take(e)) { /* settled, between its checks and watches */
         fill_params(p, e->cand[e->current], NULL);
         p->origin = e->origin;
         return;

@@ -22,8 +22,9 @@
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
- *   HC_LEARN_WATCH_EVERY calls and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a
- *   better candidate opens a full TRY round before anything changes. */
+ *   HC_LEARN_WATCH_EVERY calls, or every HC_LEARN_WATCH_SPAN_US of calls where they are
+ *   short, and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a better
+ *   candidate opens a full TRY round before anything changes. */
 #include "learn.h"
 
 #include <stdlib.h>
@@ -200,7 +201,7 @@ static void drop_hopeless(hc_learn_entry *e)
 }
 
 /* Calls between watched ones for a choice that takes `us` a call (0: not measured). */
-static uint32_t watch_every(double us)
+static uint32_t watch_interval(double us)
 {
     double span = us > 0 ? HC_LEARN_WATCH_SPAN_US / us : 0;
     if (span <= HC_LEARN_WATCH_EVERY)
@@ -304,7 +305,7 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
     e->next_check = e->calls + e->check_gap;
     e->nwatch = 0;
     e->watch_calls = 0;
-    e->watch_every = watch_every(e->settled_us);
+    e->watch_every = watch_interval(e->settled_us);
     return changed;
 }
 

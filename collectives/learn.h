@@ -123,11 +123,12 @@ int hc_learn_pick(hc_learn_entry *e, int *measure);
 /* A rank deciding alone times every this many calls of a settled choice (learn.c): every 16th
  * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%.
  * Where 64 calls take less than HC_LEARN_WATCH_SPAN_US (settled_us), as far apart as that
- * span, up to HC_LEARN_WATCH_EVERY_MAX calls: in a tight loop of 8-byte broadcasts of 65 ns,
- * every 64th cost 11% (docs/tuning.md). */
+ * span, up to HC_LEARN_WATCH_EVERY_MAX calls (four watches, which a check's round restarts,
+ * must fit between checks: 1024 calls apart and more once settled): in a tight loop of 8-byte
+ * broadcasts, every 64th cost 11% (docs/tuning.md). */
 #define HC_LEARN_WATCH_EVERY 64
 #define HC_LEARN_WATCH_SPAN_US 16.0
-#define HC_LEARN_WATCH_EVERY_MAX 1024
+#define HC_LEARN_WATCH_EVERY_MAX 256
 /* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
  * the watched calls of a rank deciding alone) goes to hc_learn_pick. */
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)
@@ -158,10 +159,12 @@ static inline uint64_t hc_learn_quiet_calls(const hc_learn_entry *e)
 }
 
 /* A settled key's calls up to its next check or watch need nothing of the learner but their
- * count. Before the step for the next timed call is taken, they are counted at once (calls,
- * runs, the watch's count: as if each had taken its own step) and set aside in e->quiet,
- * which the caller only counts down: at 8 bytes each call's step had cost 8 ns of 72. A watch
- * that sees the time move meanwhile is acted on after them (at most a watch's interval). */
+ * count. At the end of a call they are counted at once (calls, runs, the watch's count: as if
+ * each had taken its own step) and set aside in e->quiet, which the caller only counts down;
+ * the step for the call after them is taken when that call comes, with the samples collected
+ * meanwhile (at 8 bytes a step a call had cost 8 ns of 72). A watch that sees the time move
+ * during them gives the rest back (hc_learn_quiet_drop), so the round it asks for comes at
+ * the next call. */
 static inline void hc_learn_quiet_begin(hc_learn_entry *e)
 {
     uint64_t q = hc_learn_quiet_calls(e);
@@ -170,6 +173,36 @@ static inline void hc_learn_quiet_begin(hc_learn_entry *e)
     e->runs[e->current] += q;
     if (e->local)
         e->watch_calls += q;
+}
+static inline void hc_learn_quiet_drop(hc_learn_entry *e)
+{
+    e->calls -= e->quiet;
+    e->runs[e->current] -= e->quiet;
+    if (e->local)
+        e->watch_calls -= e->quiet;
+    e->quiet = 0;
+}
+/* At a call's entry: 1 when it is one of the quiet calls (counted down), 0 when it takes a
+ * step (its own, or the one taken ahead). */
+static inline int hc_learn_quiet_take(hc_learn_entry *e)
+{
+    if (!e->quiet)
+        return 0;
+    if (!e->retry) {
+        e->quiet--;
+        return 1;
+    }
+    hc_learn_quiet_drop(e); /* a watch asked for a round: it starts now */
+    return 0;
+}
+/* At the end of a settled key's call that took a step: its quiet calls set aside (where
+ * `quiet` allows), else the next call's step taken ahead. */
+static inline void hc_learn_settled_step(hc_learn_entry *e, int quiet)
+{
+    if (quiet)
+        hc_learn_quiet_begin(e);
+    if (!e->quiet)
+        e->ahead = hc_learn_next(e, &e->ahead_measure);
 }
 
 /* In a round of trials, how many calls after the one just picked belong to the same block
