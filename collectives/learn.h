@@ -78,8 +78,8 @@ typedef struct hc_learn_entry {
     int retry;                  /* the watch saw the choice's time move: TRY again */
     unsigned checks;            /* CHECK rounds so far */
     int ahead, ahead_measure;   /* the next call's candidate, taken ahead (-1: not yet) */
-    uint64_t quiet;             /* calls left before the one taken ahead that need nothing
-                                   of the learner (hc_learn_quiet_begin) */
+    uint64_t quiet;             /* settled calls left that need nothing of the learner,
+                                   already counted (hc_learn_quiet_begin) */
     uint64_t last_end;          /* the caller's mark of where the key's last call ended */
     int changes;                /* times the choice changed */
     uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
@@ -124,7 +124,7 @@ int hc_learn_pick(hc_learn_entry *e, int *measure);
  * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%.
  * Where 64 calls take less than HC_LEARN_WATCH_SPAN_US (settled_us), as far apart as that
  * span, up to HC_LEARN_WATCH_EVERY_MAX calls (four watches, which a check's round restarts,
- * must fit between checks: 1024 calls apart and more once settled): in a tight loop of 8-byte
+ * must fit between checks, which grow to 4096 calls apart): in a tight loop of 8-byte
  * broadcasts, every 64th cost 11% (docs/tuning.md). */
 #define HC_LEARN_WATCH_EVERY 64
 #define HC_LEARN_WATCH_SPAN_US 16.0

@@ -64,7 +64,7 @@ void hc_learn_keep(int coll, const hc_comm *c, const hc_learn_entry *e)
 {
     if (e->phase == HC_LEARN_WARM && e->origin != HC_ORIGIN_SAVED)
         return; /* nothing learned: a key called a handful of times */
-    /* a step taken ahead, and the quiet calls before it, are no calls yet */
+    /* a step taken ahead, and quiet calls counted at once, are no calls yet */
     record r = {.calls = e->calls - (e->ahead >= 0) - e->quiet};
     char range[64], site[512] = "", head[128], opts[600] = "";
     class_range(e->key.sclass, range, sizeof range);
