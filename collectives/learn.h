@@ -143,8 +143,9 @@ static inline int hc_learn_next(hc_learn_entry *e, int *measure)
     return hc_learn_pick(e, measure);
 }
 
-/* Of the calls after the one just picked, how many hc_learn_next will give the settled choice
- * without timing them (0 outside SETTLED). */
+/* Of the calls after those already counted in e->calls, how many hc_learn_next will give the
+ * settled choice without timing them (0 outside SETTLED): after a pick, the calls after it
+ * (a vendor window's length); at a call's end, its quiet calls (hc_learn_quiet_begin). */
 static inline uint64_t hc_learn_quiet_calls(const hc_learn_entry *e)
 {
     if (e->phase != HC_LEARN_SETTLED || e->retry || e->calls + 1 >= e->next_check)
