@@ -57,7 +57,7 @@ diff <(awk '$1 == "rank" { print $4, $6 }' p/mapping.txt) <(cat "$r2"/rank.* | a
 echo "pass 2 (next-run.sh): $np ranks on their mapped hosts and cores"
 
 # the batch job next-run.sbatch
-job_on1 batch.log sbatch --wait -o "$TMP/batch.out" p/next-run.sbatch ||
+JOB_OUT=$TMP/batch.out job_on1 batch.log sbatch --wait -o "$TMP/batch.out" p/next-run.sbatch ||
     { cat batch.log batch.out; fail "sbatch --wait next-run.sbatch"; }
 ranks_ok "$(newest_job)" "$np" "$hosts"
 echo "next-run.sbatch: $np ranks on their mapped hosts and cores"
