@@ -209,7 +209,7 @@ int hc_bcast(void *buf, MPI_Count count, MPI_Datatype dt, int root, hc_comm *c, 
                 hc_blearn_after(st, p.learn, p.cand, t0, g_first, st->seq - 1);
             p.learn->last_end = st->seq; /* the next call of the key follows this one if it
                                             starts at this fragment number */
-            hc_bcast_learn_step(p.learn);
+            hc_bcast_learn_end(st, p.learn);
         }
         c->bcast_last = p.algo;
     }

@@ -82,8 +82,10 @@ void hc_bcast_fixed(const hc_comm *c, size_t m, hc_bcast_fixed_choice *fx);
 void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                      int decider, const hc_bcast_fixed_choice *fx, hc_bcast_plan *p);
 
-/* At the end of a node-local root's call: the learner's step for the key's next call, taken
- * now, off the path between the next call's entry and its first cell. */
+/* At the end of a node-local root's call at e: the learner's step for the key's next call,
+ * taken now, off the path between the next call's entry and its first cell
+ * (hc_bcast_learn_step), and the quiet calls it sets aside noted on the state. */
+void hc_bcast_learn_end(hc_bstate *st, hc_learn_entry *e);
 void hc_bcast_learn_next(hc_learn_entry *e);
 static inline void hc_bcast_learn_step(hc_learn_entry *e)
 {

@@ -182,10 +182,23 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
 /* A node-local root under `auto`: the site's saved rule or the built-in rule, refined by
  * learning when it is on. The learner's step for this call was taken at the end of the
  * key's previous call (hc_bcast_learn_next): nothing but a lookup stands between the root's
- * entry and its first cell. */
+ * entry and its first cell. A quiet call of the key that ended last reads its plan off the
+ * state: in a tight loop of 8-byte broadcasts the lookup's chain of loads (the learner's
+ * table, its entry, the choice, its parameters) was most of the learner's cost. */
 static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t site,
                         hc_bcast_plan *p)
 {
+    hc_learn_entry *q = st->quiet_e;
+    if (q && q->key.site == site && q->key.root == root && q->key.sclass == hc_size_class(m) &&
+        hc_learn_quiet_take(q)) {
+        const hc_bcast_plan *qp = st->quiet_plan;
+        p->algo = qp->algo;
+        p->nt_min = qp->nt_min;
+        p->direct = qp->direct;
+        p->direct_min = qp->direct_min;
+        p->origin = q->origin;
+        return;
+    }
     if (!hc_cfg.learn.i || st->n < 2 || !site) {
         char key[160];
         const hc_tuning_rule *r = site_rule(c, m, root, site, key, sizeof key);
@@ -218,6 +231,15 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     p->origin = i == e->current ? e->origin : HC_ORIGIN_LEARNED;
     p->learn = e;
     p->cand = i;
+}
+
+void hc_bcast_learn_end(hc_bstate *st, hc_learn_entry *e)
+{
+    hc_bcast_learn_step(e);
+    if (!e->quiet)
+        return;
+    st->quiet_e = e;
+    st->quiet_plan = &plain[e->cand[e->current]]; /* as fill_params without a rule */
 }
 
 void hc_bcast_learn_next(hc_learn_entry *e)

@@ -159,6 +159,10 @@ typedef struct hc_bstate {
     uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
     int stamp_due;          /* reader: this call is timed, stamp its end (hc_bshm_finish) */
     struct hc_blearn *learn; /* what this rank learned as its node's root (bcast_learn.c) */
+    /* bcast_select.c: the entry whose quiet calls (learn.h) are under way, and the plan they
+     * run, both a load away from the state: a settled root's call starts from them. */
+    struct hc_learn_entry *quiet_e;
+    const struct hc_bcast_plan *quiet_plan;
     hc_bvendor_window windows[HC_BWINDOWS]; /* by (local root, size class), one node only */
     unsigned vendor_calls;  /* the vendor's broadcasts run on this communicator, up to 255 */
     hc_bsample last_sent;   /* root: the buffer of my last broadcast here */

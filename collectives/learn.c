@@ -23,7 +23,8 @@
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
  *   HC_LEARN_WATCH_EVERY calls, or every HC_LEARN_WATCH_SPAN_US of calls where they are
- *   short, and starts a TRY when it moves by WATCH_FACTOR). A CHECK that finds a better
+ *   short, and starts a TRY when it moves by WATCH_FACTOR; its checks then may grow
+ *   GAP_WATCHES watches apart). A CHECK that finds a better
  *   candidate opens a full TRY round before anything changes. */
 #include "learn.h"
 
@@ -35,6 +36,13 @@
 #define CHECK_MARGIN 0.10
 #define FIRST_CHECK 128
 #define MAX_GAP_LOCAL 4096
+/* Where a rank deciding alone watches its choice further apart than every 256th call (calls
+ * shorter than 0.25 us), its checks may grow this many watches apart: sixteen watches fit
+ * between two checks, and a check's round, whose every switch to another algorithm costs a
+ * few microseconds, comes once a millisecond or so instead of every 4096 calls (at 8 bytes,
+ * under Open MPI, whose own broadcast is a candidate there, checks every 4096 calls cost
+ * about 2% of a 65 ns call: docs/tuning.md). */
+#define GAP_WATCHES 16
 #define MAX_GAP_AGREED 1024
 #define WATCH_FACTOR 1.4
 /* A candidate slower than this many times the best after its first block sits out the rest
@@ -275,7 +283,10 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
         if (t[i] > 0 && (t[best] <= 0 || t[i] < t[best]))
             best = i;
     }
-    uint64_t cap = e->local ? MAX_GAP_LOCAL : MAX_GAP_AGREED;
+    uint64_t cap = !e->local ? MAX_GAP_AGREED
+                   : e->watch_every * GAP_WATCHES > MAX_GAP_LOCAL
+                       ? (uint64_t)e->watch_every * GAP_WATCHES
+                       : MAX_GAP_LOCAL;
     int old = e->current, changed = 0;
     double margin = was_try ? KEEP_MARGIN : CHECK_MARGIN;
     if (best != e->current && t[e->current] > 0 && t[best] > t[e->current] * (1 - margin))

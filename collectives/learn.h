@@ -124,11 +124,12 @@ int hc_learn_pick(hc_learn_entry *e, int *measure);
  * cost 5-10% at 8 bytes in the bench (the stamps travel between cores); every 64th, 0-5%.
  * Where 64 calls take less than HC_LEARN_WATCH_SPAN_US (settled_us), as far apart as that
  * span, up to HC_LEARN_WATCH_EVERY_MAX calls (four watches, which a check's round restarts,
- * must fit between checks, which grow to 4096 calls apart): in a tight loop of 8-byte
- * broadcasts, every 64th cost 11% (docs/tuning.md). */
+ * must fit between checks: these then grow further apart too, learn.c): in a tight loop of
+ * 8-byte broadcasts, every 64th cost 11%; every 640th-1024th, with the checks further
+ * apart, leaves the learner 2% or less of the call (docs/tuning.md). */
 #define HC_LEARN_WATCH_EVERY 64
-#define HC_LEARN_WATCH_SPAN_US 16.0
-#define HC_LEARN_WATCH_EVERY_MAX 256
+#define HC_LEARN_WATCH_SPAN_US 64.0
+#define HC_LEARN_WATCH_EVERY_MAX 1024
 /* hc_learn_pick for the common call: a settled key between checks, not timed; the rest (and
  * the watched calls of a rank deciding alone) goes to hc_learn_pick. */
 static inline int hc_learn_next(hc_learn_entry *e, int *measure)

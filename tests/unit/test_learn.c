@@ -121,9 +121,10 @@ HC_TEST(a_change_of_behaviour_is_followed)
     HC_CHECK_MSG(second < 1.05, "second half %.3f of the best", second);
 }
 
-/* Calls of 0.1 us (a tight loop of 8-byte broadcasts) are watched every 16 us of them, not
+/* Calls of 0.1 us (a tight loop of 8-byte broadcasts) are watched every 64 us of them, not
  * every 64th call, and a change is still followed within five watches; shorter calls no
- * further apart than HC_LEARN_WATCH_EVERY_MAX. */
+ * further apart than HC_LEARN_WATCH_EVERY_MAX. Their checks grow further apart than 4096
+ * calls, with many watches between two of them; calls of 5 us keep checks 4096 apart. */
 HC_TEST(short_calls_are_watched_by_time)
 {
     sim s;
@@ -141,6 +142,15 @@ HC_TEST(short_calls_are_watched_by_time)
     sim_init(&s, 3, HC_ORIGIN_RULE, 1);
     run(&s, tiny, 5000);
     HC_CHECK_EQ_INT((int)s.e.watch_every, HC_LEARN_WATCH_EVERY_MAX);
+    run(&s, tiny, 60000);
+    HC_CHECK_EQ_INT(s.e.changes, 0);
+    HC_CHECK_MSG(s.e.check_gap > 4096 && s.e.check_gap >= 8 * s.e.watch_every,
+                 "checks %u calls apart, watches %u", s.e.check_gap, s.e.watch_every);
+
+    double slow[] = {5, 10, 20};
+    sim_init(&s, 3, HC_ORIGIN_RULE, 1);
+    run(&s, slow, 60000);
+    HC_CHECK_EQ_INT(s.e.check_gap, 4096);
 }
 
 /* A broadcast root's samples come back when its readers are done, a few calls later. */
