@@ -18,7 +18,8 @@
  *   communicator's sixth collective, and a first single copy maps the peers), which is not
  *   what the algorithm costs in a loop.
  * - The median of a candidate's samples decides; the choice changes only for a gain of more
- *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise.
+ *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise, and where one rank
+ *   decides, only for a candidate whose calls were clearly the faster ones (CLEAR_WINS).
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
@@ -50,6 +51,22 @@
  * that was this much slower when last measured takes part in one CHECK in four only. */
 #define HOPELESS 2.0
 #define HOPELESS_CHECK_EVERY 4
+/* A choice whose watch finds it slower in a loop than its round measured it may look better
+ * in a round than it is: Open MPI's own broadcast at 64 bytes looks as fast as the queue in
+ * a block of four calls and is 1.44x slower in a loop, and the learner switched 682 times in
+ * a million calls, each check choosing it again (docs/tuning.md). Each time a watch or a
+ * round finds a choice slower, it takes part in half as many checks once it is no longer in
+ * use, down to one in 2^OVERRATED_MAX; a full round still tries every candidate, and a round
+ * or four watches that find the choice as measured forget its past. */
+#define OVERRATED_MAX 6
+/* The share of pairs of samples a candidate must win to replace the choice where one rank
+ * decides and the choice's calls are shorter than CLEAR_WINS_BELOW_US (clearly_faster): two
+ * equal candidates win half, give or take an eighth with the six samples each of a round.
+ * Longer calls are timed well and their samples may fall in two groups (in a stream, a call
+ * that waits for the one before): at 64 KiB under Open MPI the single copy's were, 1.75x
+ * faster than the queue's by their medians, and the test kept the queue (docs/tuning.md). */
+#define CLEAR_WINS 0.75
+#define CLEAR_WINS_BELOW_US 1.0
 /* Calls a rank deciding alone waits for the round's last samples before it decides with what
  * it has: they come back when its readers are done, and a root may run up to its 64 cells
  * ahead of them (with more ranks than cores they do fall that far behind). */
@@ -118,10 +135,18 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
     /* A check need not time again, every time, what was far slower when last measured.
      * Where ranks agree, the times compared are the agreed ones and every rank counts the
      * same checks: all skip alike. */
-    if (phase == HC_LEARN_CHECK && ++e->checks % HOPELESS_CHECK_EVERY != 0)
-        for (int i = 0; i < e->ncand; i++)
-            e->dropped[i] = i != e->current && e->time[i] > HOPELESS * e->time[e->current] &&
+    if (phase != HC_LEARN_CHECK)
+        return;
+    ++e->checks;
+    for (int i = 0; i < e->ncand; i++) {
+        if (i == e->current)
+            continue;
+        if (e->checks % HOPELESS_CHECK_EVERY != 0)
+            e->dropped[i] = e->time[i] > HOPELESS * e->time[e->current] &&
                             e->time[e->current] > 0;
+        if (e->checks % (1u << e->overrated[i]) != 0)
+            e->dropped[i] = 1;
+    }
 }
 
 int hc_learn_pick(hc_learn_entry *e, int *measure)
@@ -208,6 +233,37 @@ static void drop_hopeless(hc_learn_entry *e)
             e->dropped[i] = 1;
 }
 
+/* Whether candidate a's calls in this round were clearly faster than b's: a's sample is the
+ * faster in at least CLEAR_WINS of all pairs (one sample of each; fewer than two samples of
+ * either: the medians alone decide). Calls of a tenth of a microsecond are timed no finer
+ * than their noise (the clock, the readers' stamps crossing cores): at 512 bytes the medians
+ * of the queue and its direct reads changed places from round to round, and the choice with
+ * them, 2261-2273 times in a million calls (docs/tuning.md). Only where one rank decides:
+ * its samples are its own. */
+static int clearly_faster(const hc_learn_entry *e, int a, int b)
+{
+    int na = e->nsample[a], nb = e->nsample[b];
+    if (na < 2 || nb < 2)
+        return 1;
+    double wins = 0;
+    for (int x = 0; x < na; x++)
+        for (int y = 0; y < nb; y++)
+            wins += e->sample[a][x] < e->sample[b][y]    ? 1
+                    : e->sample[a][x] == e->sample[b][y] ? 0.5
+                                                         : 0;
+    return wins >= CLEAR_WINS * na * nb;
+}
+
+/* What the choice's time, measured again as the choice (a watch's four calls, or a round),
+ * says of how its round measured it (OVERRATED_MAX): slower by WATCH_FACTOR, or as measured. */
+static void overrated(hc_learn_entry *e, int choice, int slower)
+{
+    if (!slower)
+        e->overrated[choice] = 0;
+    else if (e->overrated[choice] < OVERRATED_MAX)
+        e->overrated[choice]++;
+}
+
 /* Calls between watched ones for a choice that takes `us` a call (0: not measured). */
 static uint32_t watch_interval(double us)
 {
@@ -231,6 +287,9 @@ void hc_learn_sample(hc_learn_entry *e, int i, double us)
                 e->nwatch = 0;
                 e->retry = 1; /* the choice's time moved: the next call opens a TRY */
                 e->check_gap = FIRST_CHECK;
+                overrated(e, i, m > e->settled_us);
+            } else if (e->nwatch % 4 == 0) {
+                overrated(e, i, 0);
             }
         }
         return;
@@ -291,11 +350,15 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
     double margin = was_try ? KEEP_MARGIN : CHECK_MARGIN;
     if (best != e->current && t[e->current] > 0 && t[best] > t[e->current] * (1 - margin))
         best = e->current; /* within the noise: keep what runs */
+    if (best != e->current && e->local && t[e->current] < CLEAR_WINS_BELOW_US &&
+        !clearly_faster(e, best, e->current))
+        best = e->current;
     /* A CHECK saw a better candidate, or the choice's own time moved as far as the watch
      * would notice (where ranks agree, nothing watches between checks, and a check may have
      * skipped what was hopeless before): a full round before anything changes. */
     int moved = e->settled_us > 0 && (t[old] > WATCH_FACTOR * e->settled_us ||
                                       t[old] * WATCH_FACTOR < e->settled_us);
+    overrated(e, old, moved && t[old] > e->settled_us);
     if (!was_try && (best != old || moved)) {
         start_round(e, HC_LEARN_TRY, e->calls);
         return 0;
