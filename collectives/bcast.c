@@ -118,7 +118,7 @@ static int window_call(hc_comm *c, hc_bstate *st, hc_bvendor_window *w, void *bu
             hc_blearn_after(st, e, w->cand, t0, g, g);
         /* an unstamped window leaves no end to count the next call from */
         e->last_end = w->stamp ? st->seq : 0;
-        hc_bcast_learn_step(e);
+        hc_bcast_learn_end(st, e);
     }
     if (c->rank == root)
         c->bcast_last = HC_BCAST_VENDOR;

@@ -233,6 +233,8 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     p->cand = i;
 }
 
+/* Every end of a root's call that may set quiet calls aside comes here, so a quiet call's
+ * plan on the state is always its entry's current choice. */
 void hc_bcast_learn_end(hc_bstate *st, hc_learn_entry *e)
 {
     hc_bcast_learn_step(e);

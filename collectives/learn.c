@@ -51,13 +51,16 @@
  * that was this much slower when last measured takes part in one CHECK in four only. */
 #define HOPELESS 2.0
 #define HOPELESS_CHECK_EVERY 4
-/* A choice whose watch finds it slower in a loop than its round measured it may look better
- * in a round than it is: Open MPI's own broadcast at 64 bytes looks as fast as the queue in
- * a block of four calls and is 1.44x slower in a loop, and the learner switched 682 times in
- * a million calls, each check choosing it again (docs/tuning.md). Each time a watch or a
- * round finds a choice slower, it takes part in half as many checks once it is no longer in
- * use, down to one in 2^OVERRATED_MAX; a full round still tries every candidate, and a round
- * or four watches that find the choice as measured forget its past. */
+/* A choice that runs slower in a loop than its round measured it may look better in a round
+ * than it is: Open MPI's own broadcast at 64 bytes looks as fast as the queue in a block of
+ * four calls and is 1.44x slower in a loop, and the learner switched 682 times in a million
+ * calls, each check choosing it again (docs/tuning.md). Each time a full round (opened by a
+ * watch or a check that saw the choice's time move) finds the choice 40% slower than it
+ * settled with, it takes part in half as many checks once it is out of use, down to one in
+ * 2^OVERRATED_MAX; a full round still tries every candidate, and a round or four watches
+ * that find the choice as measured forget its past. The price: a candidate at the bottom
+ * that later becomes the fastest is seen by one check in 64 (up to a million calls of a
+ * broadcast), unless the choice's own time moves meanwhile. */
 #define OVERRATED_MAX 6
 /* The share of pairs of samples a candidate must win to replace the choice where one rank
  * decides and the choice's calls are shorter than CLEAR_WINS_BELOW_US (clearly_faster): two
@@ -254,8 +257,9 @@ static int clearly_faster(const hc_learn_entry *e, int a, int b)
     return wins >= CLEAR_WINS * na * nb;
 }
 
-/* What the choice's time, measured again as the choice (a watch's four calls, or a round),
- * says of how its round measured it (OVERRATED_MAX): slower by WATCH_FACTOR, or as measured. */
+/* What the choice's time, measured again as the choice (a full round, or a watch's four
+ * calls that find it as measured), says of how its round measured it (OVERRATED_MAX):
+ * slower by WATCH_FACTOR, or as measured. */
 static void overrated(hc_learn_entry *e, int choice, int slower)
 {
     if (!slower)
@@ -286,8 +290,7 @@ void hc_learn_sample(hc_learn_entry *e, int i, double us)
             if (m > WATCH_FACTOR * e->settled_us || m * WATCH_FACTOR < e->settled_us) {
                 e->nwatch = 0;
                 e->retry = 1; /* the choice's time moved: the next call opens a TRY */
-                e->check_gap = FIRST_CHECK;
-                overrated(e, i, m > e->settled_us);
+                e->check_gap = FIRST_CHECK; /* the round it opens counts it (decide) */
             } else if (e->nwatch % 4 == 0) {
                 overrated(e, i, 0);
             }
@@ -342,6 +345,7 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
         if (t[i] > 0 && (t[best] <= 0 || t[i] < t[best]))
             best = i;
     }
+    /* watch_every is the last settle's: the cap follows the choice's time one round late */
     uint64_t cap = !e->local ? MAX_GAP_AGREED
                    : e->watch_every * GAP_WATCHES > MAX_GAP_LOCAL
                        ? (uint64_t)e->watch_every * GAP_WATCHES
@@ -358,7 +362,8 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
      * skipped what was hopeless before): a full round before anything changes. */
     int moved = e->settled_us > 0 && (t[old] > WATCH_FACTOR * e->settled_us ||
                                       t[old] * WATCH_FACTOR < e->settled_us);
-    overrated(e, old, moved && t[old] > e->settled_us);
+    if (was_try) /* a check that saw it opens the round that counts it, once */
+        overrated(e, old, moved && t[old] > e->settled_us);
     if (!was_try && (best != old || moved)) {
         start_round(e, HC_LEARN_TRY, e->calls);
         return 0;

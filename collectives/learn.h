@@ -82,8 +82,9 @@ typedef struct hc_learn_entry {
                                    already counted (hc_learn_quiet_begin) */
     uint64_t last_end;          /* the caller's mark of where the key's last call ended */
     int changes;                /* times the choice changed */
-    unsigned char overrated[HC_LEARN_MAXCAND]; /* times in a row a watch found the candidate,
-                                   as the choice, slower than measured (learn.c) */
+    unsigned char overrated[HC_LEARN_MAXCAND]; /* times a full round found the candidate, as
+                                   the choice, slower than it settled with, since it last held
+                                   (learn.c, OVERRATED_MAX) */
     uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
     int announced;              /* the verbose line for the current choice was printed */
 } hc_learn_entry;
