@@ -74,6 +74,15 @@ static void plain_init(void)
 
 static int plain_ready;
 
+/* The node-local root's part of a plan, from a worked-out one. */
+static void take_params(hc_bcast_plan *p, const hc_bcast_plan *from)
+{
+    p->algo = from->algo;
+    p->nt_min = from->nt_min;
+    p->direct = from->direct;
+    p->direct_min = from->direct_min;
+}
+
 static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
 {
     if (rule) {
@@ -84,10 +93,7 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
         pthread_once(&plain_once, plain_init);
         __atomic_store_n(&plain_ready, 1, __ATOMIC_RELEASE);
     }
-    p->algo = algo;
-    p->nt_min = plain[algo].nt_min;
-    p->direct = plain[algo].direct;
-    p->direct_min = plain[algo].direct_min;
+    take_params(p, &plain[algo]);
 }
 
 /* Below this size, on a communicator that spans nodes, a node's stage is the queue: what the
@@ -191,11 +197,7 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
     hc_learn_entry *q = st->quiet_e;
     if (q && q->key.site == site && q->key.root == root && q->key.sclass == hc_size_class(m) &&
         hc_learn_quiet_take(q)) {
-        const hc_bcast_plan *qp = st->quiet_plan;
-        p->algo = qp->algo;
-        p->nt_min = qp->nt_min;
-        p->direct = qp->direct;
-        p->direct_min = qp->direct_min;
+        take_params(p, st->quiet_plan);
         p->origin = q->origin;
         return;
     }
