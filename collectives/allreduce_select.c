@@ -8,6 +8,7 @@
  * allreduce from different sites. Parameters come from the rule, then the algorithm's own
  * values in the registry, then HIERCOLL_RING_DIMS / HIERCOLL_RING_PACKET. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "allreduce_plan.h"
@@ -145,6 +146,77 @@ static int first_runnable(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t 
     return algo;
 }
 
+/* The plan of a communicator's last call, for a next call of the same algorithm, parameters,
+ * count and reduction: a loop repeats one call, and working its plan out again (the
+ * parameters, the lattice, a string compare, the engine's test) each time cost 7-10% of an
+ * 8-byte allreduce on one node. Only for a predefined op on a named type (a kernel): their
+ * handles are never freed, so equal handles are the same reduction; a freed derived type's
+ * handle may come back as another type. Nothing else the plan rests on changes after the
+ * call that made it: the configuration, the communicator's shape, the segment's set-up. */
+struct hc_ar_last_plan {
+    int asked; /* the algorithm asked for, before its fallbacks */
+    const hc_params *params;
+    int64_t n;
+    MPI_Op op;
+    MPI_Datatype dt;
+    hc_learn_entry *learn; /* the learner's entry that asked for it (NULL: none) */
+    hc_ar_plan plan;
+};
+
+static int same_call(const struct hc_ar_last_plan *last, const hc_red *r, int64_t n)
+{
+    return r->fn && last && last->n == n && last->op == r->op && last->dt == r->dt;
+}
+
+static void take_plan(hc_ar_plan *p, const hc_ar_plan *made)
+{
+    p->algo = made->algo;
+    p->lat = made->lat;
+    memcpy(p->coords, made->coords, sizeof p->coords);
+    p->lat_how = made->lat_how;
+    p->packet = made->packet;
+    p->pair_seg = made->pair_seg;
+}
+
+/* first_runnable, through the communicator's last plan. */
+static int runnable_plan(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n, int algo,
+                         const hc_params *params, hc_ar_plan *p)
+{
+    struct hc_ar_last_plan *last = st->last_plan;
+    if (same_call(last, r, n) && last->asked == algo && last->params == params) {
+        take_plan(p, &last->plan);
+        last->learn = p->learn;
+        return p->algo;
+    }
+    int runs = first_runnable(c, st, r, n, algo, params, p);
+    if (r->fn && (last || (last = st->last_plan = malloc(sizeof *last)) != NULL)) {
+        *last = (struct hc_ar_last_plan){algo, params, n, r->op, r->dt, p->learn, {0}};
+        take_plan(&last->plan, p);
+    }
+    return runs;
+}
+
+/* `auto` learning, a call as the last one whose key is settled between its checks: the
+ * learner only counts it, and the last plan is its choice's. The key's lookup (the
+ * reduction's class, the table) and the built-in rule came to 8% of an 8-byte allreduce in a
+ * loop (docs/tuning.md). */
+static int quiet_call(hc_ar_state *st, const hc_red *r, int64_t n, uintptr_t site,
+                      hc_ar_plan *p)
+{
+    struct hc_ar_last_plan *last = st->last_plan;
+    hc_learn_entry *e = same_call(last, r, n) ? last->learn : NULL;
+    if (!e || e->cand[e->current] != last->asked || !hc_learn_quiet_calls(e))
+        return 0;
+    e->calls++;
+    e->runs[e->current]++;
+    e->seen_site = site;
+    take_plan(p, &last->plan);
+    p->learn = e;
+    p->cand = e->current;
+    p->origin = e->origin;
+    return 1;
+}
+
 /* The built-in rule. One node: shared memory (single copy from the CMA threshold on).
  * Several: small vectors through the leaders' recursive doubling, which among more than two
  * leaders moves log2(L) whole vectors per leader where a ring moves 2(L-1)/L of one: fewer
@@ -194,6 +266,16 @@ static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, 
                  small_across ? HC_ALLREDUCE_SHM : HC_ALLREDUCE_SHM_CMA,
                  multi && !small_across ? HC_ALLREDUCE_RING1D : HC_ALLREDUCE_VENDOR,
                  HC_ALLREDUCE_VENDOR};
+    /* One node, vectors the staged engine reduces after one synchronisation (its small
+     * path): single copy's system calls cost more than all the copies they save, 4-15x the
+     * staged engine's time from 8 B to 4 KiB in every calling pattern (2 ranks, both
+     * families), and its block in every round and check cost 5% of an 8-byte allreduce in a
+     * loop (docs/tuning.md). */
+    hc_ar_plan staged;
+    int one_sync = !multi &&
+                   first_runnable(c, st, r, nmax > 0 ? nmax : 1, HC_ALLREDUCE_SHM, NULL,
+                                  &staged) == HC_ALLREDUCE_SHM &&
+                   staged.lat.d == 1 && nmax <= hc_ar_shm_small_max(c, st, r);
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < HC_LEARN_MAXCAND; i++) {
         hc_ar_plan trial;
@@ -201,7 +283,9 @@ static int candidates(hc_comm *c, hc_ar_state *st, const hc_red *r, int sclass, 
         for (int k = 0; k < n; k++)
             dup |= cand[k] == algo;
         int ring = algo == HC_ALLREDUCE_RING || algo == HC_ALLREDUCE_RING1D;
-        if (!dup && !(small_across && ring && i > 0))
+        int pointless = i > 0 && ((small_across && ring) ||
+                                  (one_sync && algo == HC_ALLREDUCE_SHM_CMA));
+        if (!dup && !pointless)
             cand[n++] = algo;
     }
     return n;
@@ -325,6 +409,8 @@ void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n
     long long bytes = (long long)n * r->extent;
     const hc_tuning_rule *rule;
     int algo = hc_allreduce_fixed(c, bytes, &rule, &p->origin);
+    if (algo == HC_ALLREDUCE_AUTO && hc_cfg.learn.i && quiet_call(st, r, n, site, p))
+        return;
     if (algo == HC_ALLREDUCE_AUTO) {
         int saved = rule && rule->learned && rule->algo != HC_ALLREDUCE_AUTO;
         int start = saved ? rule->algo : builtin_choice(c, bytes);
@@ -334,7 +420,7 @@ void hc_allreduce_select(hc_comm *c, hc_ar_state *st, const hc_red *r, int64_t n
     }
     const hc_params *params = rule && rule->algo == algo ? &rule->params : NULL;
     int asked = algo;
-    algo = first_runnable(c, st, r, n, algo, params, p);
+    algo = runnable_plan(c, st, r, n, algo, params, p);
     if (algo != asked && p->measure) {
         p->measure = 0; /* not the candidate the learner asked for */
         p->learn->last_end = 0; /* nor a mark the block's next call can count from */

@@ -76,6 +76,7 @@ static void state_free(hc_comm *c, void *p)
     if (st->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&st->comm);
     hc_learn_table_free(&st->learn);
+    free(st->last_plan);
     free(st->tmp);
     free(st);
 }

@@ -87,6 +87,7 @@ typedef struct hc_ar_state {
     hc_ar_announced announced_lattice[HC_AR_ANNOUNCE_MAX]; /* named so far (verbose) */
     int nannounced;
     hc_learn_table learn; /* per size class, the same on every rank (allreduce_learn.c) */
+    struct hc_ar_last_plan *last_plan; /* the selector's, for the next call (allreduce_select.c) */
 } hc_ar_state;
 
 /* The state of c, created on the first call (no communication), or NULL when memory is

@@ -25,8 +25,8 @@
  *   within that many calls; a rank deciding alone also watches its choice's own time every
  *   HC_LEARN_WATCH_EVERY calls, or every HC_LEARN_WATCH_SPAN_US of calls where they are
  *   short, and starts a TRY when it moves by WATCH_FACTOR; its checks then may grow
- *   GAP_WATCHES watches apart). A CHECK that finds a better
- *   candidate opens a full TRY round before anything changes. */
+ *   GAP_WATCHES watches apart; where ranks agree, AGREED_GAP_SPAN_US of calls apart). A
+ *   CHECK that finds a better candidate opens a full TRY round before anything changes. */
 #include "learn.h"
 
 #include <stdlib.h>
@@ -45,6 +45,13 @@
  * about 2% of a 65 ns call: docs/tuning.md). */
 #define GAP_WATCHES 16
 #define MAX_GAP_AGREED 1024
+/* Where ranks agree, checks may also grow this far apart in time where 1024 calls take less
+ * (from the agreed time the choice settled with, the same on every rank), up to
+ * MAX_GAP_AGREED_CALLS: a check runs each candidate a block and agrees once more, and every
+ * 1024th call of an 8-byte allreduce that cost 5% of the call in a tight loop (a switch to
+ * the vendor's and back costs microseconds; docs/tuning.md). */
+#define AGREED_GAP_SPAN_US 2048.0
+#define MAX_GAP_AGREED_CALLS 16384
 #define WATCH_FACTOR 1.4
 /* A candidate slower than this many times the best after its first block sits out the rest
  * of the round (only where one rank decides: the others cannot know to skip it), and one
@@ -74,6 +81,9 @@
  * it has: they come back when its readers are done, and a root may run up to its 64 cells
  * ahead of them (with more ranks than cores they do fall that far behind). */
 #define WAIT_CALLS 64
+/* Where ranks agree, a candidate's time is the mean of its samples, without the lowest and
+ * the highest where there are this many (hc_learn_means). */
+#define MEAN_TRIM_FROM 5
 
 const char *const hc_origin_names[] = {"info key", "variable", "tuning file",
                                        "learned in an earlier run", "learned", "built-in rule"};
@@ -277,6 +287,20 @@ static uint32_t watch_interval(double us)
     return span >= HC_LEARN_WATCH_EVERY_MAX ? HC_LEARN_WATCH_EVERY_MAX : (uint32_t)span;
 }
 
+/* The longest gap between checks. It follows the choice's time one round late: from
+ * watch_every and settled_us as the last settle left them. */
+static uint64_t check_gap_cap(const hc_learn_entry *e)
+{
+    if (e->local)
+        return e->watch_every * GAP_WATCHES > MAX_GAP_LOCAL
+                   ? (uint64_t)e->watch_every * GAP_WATCHES
+                   : MAX_GAP_LOCAL;
+    double span = e->settled_us > 0 ? AGREED_GAP_SPAN_US / e->settled_us : 0;
+    if (span <= MAX_GAP_AGREED)
+        return MAX_GAP_AGREED;
+    return span >= MAX_GAP_AGREED_CALLS ? MAX_GAP_AGREED_CALLS : (uint64_t)span;
+}
+
 void hc_learn_sample(hc_learn_entry *e, int i, double us)
 {
     if (i < 0 || i >= e->ncand || us <= 0)
@@ -330,6 +354,25 @@ void hc_learn_medians(const hc_learn_entry *e, double *t)
         t[i] = median_of(e->sample[i], e->nsample[i]);
 }
 
+void hc_learn_means(const hc_learn_entry *e, double *t)
+{
+    for (int i = 0; i < e->ncand; i++) {
+        int n = e->nsample[i];
+        double sum = 0, lo = 0, hi = 0;
+        for (int k = 0; k < n; k++) {
+            double s = e->sample[i][k];
+            sum += s;
+            lo = k == 0 || s < lo ? s : lo;
+            hi = k == 0 || s > hi ? s : hi;
+        }
+        if (n >= MEAN_TRIM_FROM) {
+            sum -= lo + hi;
+            n -= 2;
+        }
+        t[i] = n ? sum / n : 0;
+    }
+}
+
 int hc_learn_decide(hc_learn_entry *e, const double *t)
 {
     int was_try = e->round_kind == HC_LEARN_TRY;
@@ -345,11 +388,7 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
         if (t[i] > 0 && (t[best] <= 0 || t[i] < t[best]))
             best = i;
     }
-    /* watch_every is the last settle's: the cap follows the choice's time one round late */
-    uint64_t cap = !e->local ? MAX_GAP_AGREED
-                   : e->watch_every * GAP_WATCHES > MAX_GAP_LOCAL
-                       ? (uint64_t)e->watch_every * GAP_WATCHES
-                       : MAX_GAP_LOCAL;
+    uint64_t cap = check_gap_cap(e);
     int old = e->current, changed = 0;
     double margin = was_try ? KEEP_MARGIN : CHECK_MARGIN;
     if (best != e->current && t[e->current] > 0 && t[best] > t[e->current] * (1 - margin))

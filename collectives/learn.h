@@ -230,6 +230,14 @@ int hc_learn_round_over(const hc_learn_entry *e);
 /* This rank's median per candidate for the round (NaN-free: 0 = no sample); into t. */
 void hc_learn_medians(const hc_learn_entry *e, double *t);
 
+/* This rank's mean per candidate for the round, without its lowest and highest sample where
+ * it has five or more (0 = no sample); into t. Where ranks take turns to wait in a loop of
+ * short calls, each rank's samples alternate between a long and a short group, and a median
+ * of three or six falls in either: Open MPI's 8-byte allreduce, 1.27x slower than the queue
+ * in a loop by the samples' means, was 1.05-1.15x by their medians, and the choice changed
+ * by noise (docs/tuning.md). The mean of a run of calls is what the loop pays. */
+void hc_learn_means(const hc_learn_entry *e, double *t);
+
 /* Ends the round with the times every deciding rank agrees on (0 = not measured). Returns 1
  * when the choice changed. */
 int hc_learn_decide(hc_learn_entry *e, const double *t);

@@ -19,6 +19,8 @@
 #     1 MiB the first round times every candidate there too, the vendor's included.
 #  9. Across nodes a broadcast moves in HIERCOLL_BCAST_HIER_CHUNK segments, or in eighths of
 #     a larger message (whole pages, eight covering it), up to 8 MiB.
+# 10. On one node the allreduce's learner leaves single copy out where the staged engine needs
+#     one synchronisation (8 bytes on 2 ranks), and times it beside the others above that.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -125,6 +127,13 @@ expect "16 MiB + 1: eighths rounded up, no ninth" \
 expect "80 MiB: 8 MiB segments" "bcast: 83886080 bytes to 2 nodes in segments of 8388608$"
 segments 4M
 expect "16 MiB, 4 MiB chunks: the chunk" "bcast: 16777216 bytes to 2 nodes in segments of 4194304$"
+
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll allreduce --allreduce-algo auto \
+    --sizes 8,16K --iters 100 --min-calls 100 --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, allreduce on one node"; head "$tmp/err"; exit 1; }
+expect "one node, 8 B: staged and vendor timed" "8-15 bytes: .*measured ( shm [0-9.]* us, vendor [0-9.]* us)"
+refuse "one node, 8 B: single copy untried" "8-15 bytes: .*shm-cma"
+expect "one node, 16 KiB: single copy timed" "16384-32767 bytes: .*measured (.*shm-cma [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
     --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv

@@ -145,6 +145,106 @@ static void allreduce_learned(long n)
     free(in), free(out), free(uin), free(uout);
 }
 
+/* `calls` allreduces (SUM) of n doubles or int8s on comm in a row, in place or not, each
+ * checked element by element; returns the wrong elements. */
+static long sum_run(MPI_Comm comm, MPI_Datatype dt, long n, int calls, int in_place)
+{
+    int wide = dt == MPI_DOUBLE;
+    size_t esz = wide ? sizeof(double) : 1;
+    char *in = malloc(esz * (size_t)n), *out = malloc(esz * (size_t)n);
+    double tri = (double)hc_t_size * (hc_t_size + 1) / 2;
+    long bad = 0;
+    for (int k = 0; k < calls; k++) {
+        char *res = in_place ? in : out;
+        for (long i = 0; i < n; i++) {
+            if (wide)
+                ((double *)in)[i] = (double)(hc_t_rank + 1) * (double)(i % 97 + k);
+            else
+                ((int8_t *)in)[i] = (int8_t)((hc_t_rank + 1) * ((i + k) % 3));
+        }
+        hc_t_allreduce_c(in_place ? MPI_IN_PLACE : in, res, n, dt, MPI_SUM, comm);
+        for (long i = 0; i < n; i++)
+            bad += wide ? ((double *)res)[i] != tri * (double)(i % 97 + k)
+                        : ((int8_t *)res)[i] != (int8_t)(tri * (double)((i + k) % 3));
+    }
+    free(in), free(out);
+    return bad;
+}
+
+/* The registry's name of the algorithm comm's last allreduce ran ("" without the library). */
+static void last_allreduce(MPI_Comm comm, char *v, int len)
+{
+    MPI_Info info;
+    int flag = 0;
+    v[0] = 0;
+    MPI_Comm_get_info(comm, &info);
+    MPI_Info_get(info, "hiercoll_allreduce_last", len - 1, v, &flag);
+    MPI_Info_free(&info);
+}
+
+/* A loop's calls repeat one signature long enough for its key to settle and go quiet, where
+ * the selector reuses the last call's plan (allreduce_select.c). A call that differs in its
+ * count, op or type must get its own plan, and the loop's next call the loop's again: on a
+ * communicator asking for the leaders' exchange (on several nodes, up to 16 KiB a vector),
+ * 13 doubles and 3000 int8s run it, 9000 or 3000 doubles cannot, and the one before them
+ * must not lend them its plan. */
+static void allreduce_repeats(void)
+{
+    long bad = 0;
+    for (int round = 0; round < 2; round++) {
+        bad += sum_run(MPI_COMM_WORLD, MPI_DOUBLE, 13, 400, round);
+        bad += sum_run(MPI_COMM_WORLD, MPI_DOUBLE, 9000, 40, round);
+        bad += sum_run(MPI_COMM_WORLD, MPI_DOUBLE, 13, 200, !round);
+    }
+    HC_T_CHECK(bad == 0, "runs of one signature, then another: %ld wrong", bad);
+    MPI_Comm leaders = hc_t_algo_dup(MPI_COMM_WORLD, "", "leaders");
+    char ran[64];
+    struct {
+        MPI_Datatype dt;
+        long n;
+        int fits; /* the leaders' exchange can take it */
+    } runs[] = {{MPI_DOUBLE, 13, 1}, {MPI_DOUBLE, 9000, 0}, {MPI_DOUBLE, 13, 1},
+                {MPI_INT8_T, 3000, 1}, {MPI_DOUBLE, 3000, 0}, {MPI_INT8_T, 3000, 1}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        long wrong = sum_run(leaders, runs[r].dt, runs[r].n, 30, (int)r % 2);
+        last_allreduce(leaders, ran, sizeof ran);
+        HC_T_CHECK(wrong == 0, "asking for the leaders, %ld %s: %ld wrong", runs[r].n,
+                   runs[r].dt == MPI_DOUBLE ? "doubles" : "int8s", wrong);
+        HC_T_CHECK(runs[r].fits || strcmp(ran, "leaders") != 0,
+                   "%ld %s ran the leaders' exchange, which cannot take them", runs[r].n,
+                   runs[r].dt == MPI_DOUBLE ? "doubles" : "int8s");
+    }
+    MPI_Comm_free(&leaders);
+    int a[13], m[13];
+    unsigned char ua[13], um[13];
+    long wrong = 0;
+    for (int k = 0; k < 300; k++) {
+        for (int i = 0; i < 13; i++) {
+            a[i] = (hc_t_rank * 31 + i + k) % 50 - 25;
+            ua[i] = (unsigned char)(100 + (hc_t_rank * 50 + i + k) % 150);
+        }
+        hc_t_allreduce_c(a, m, 13, MPI_INT, k < 150 ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD);
+        if (k >= 150)
+            hc_t_allreduce_c(ua, um, 13, MPI_UNSIGNED_CHAR, MPI_MIN, MPI_COMM_WORLD);
+        for (int i = 0; i < 13; i++) {
+            int want = k < 150 ? -26 : 26;
+            unsigned char uwant = 255;
+            for (int r = 0; r < hc_t_size; r++) {
+                int v = (r * 31 + i + k) % 50 - 25;
+                want = k < 150 ? (v > want ? v : want) : (v < want ? v : want);
+                unsigned char u = (unsigned char)(100 + (r * 50 + i + k) % 150);
+                uwant = u < uwant ? u : uwant;
+            }
+            wrong += m[i] != want || (k >= 150 && um[i] != uwant);
+        }
+    }
+#ifndef OPEN_MPI
+    if (!hc_t_preloaded()) /* MPICH 4.0.2's own MIN of unsigned char is wrong */
+        wrong = 0;
+#endif
+    HC_T_CHECK(wrong == 0, "MAX, then MIN of ints beside MIN of unsigned chars: %ld wrong", wrong);
+}
+
 /* After the calls, the communicator tells which algorithm ran last, by a registry name. */
 static void check_last_named(void)
 {
@@ -175,6 +275,7 @@ int main(int argc, char **argv)
     bcast_typed(100000);
     for (int s = 0; s < nsizes - 1; s++)
         allreduce_learned(sizes[s]);
+    allreduce_repeats();
     check_last_named();
     return hc_t_finish();
 }

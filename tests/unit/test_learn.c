@@ -32,8 +32,18 @@ static void sim_init(sim *s, int n, int origin, int local)
     s->seed = 7;
 }
 
+/* A round's times as the library takes them: a rank deciding alone (the broadcast's root)
+ * its medians, ranks that agree (the allreduce) their trimmed means. */
+static void round_times(const hc_learn_entry *e, double *t)
+{
+    if (e->local)
+        hc_learn_medians(e, t);
+    else
+        hc_learn_means(e, t);
+}
+
 /* `calls` calls where candidate i costs cost_of(e, i) (+-noise_frac; the best one costs `best`);
- * samples come back at once (an agreed key would agree on them first: a single rank's medians
+ * samples come back at once (an agreed key would agree on them first: a single rank's times
  * are the agreed ones here). */
 static void run_costs(sim *s, double (*cost_of)(const hc_learn_entry *e, int i, const double *c),
                       const double *c, double best, double noise_frac, long calls)
@@ -41,7 +51,7 @@ static void run_costs(sim *s, double (*cost_of)(const hc_learn_entry *e, int i, 
     for (long k = 0; k < calls; k++) {
         if (hc_learn_round_over(&s->e)) {
             double t[HC_LEARN_MAXCAND];
-            hc_learn_medians(&s->e, t);
+            round_times(&s->e, t);
             hc_learn_decide(&s->e, t);
         }
         int measure, i = hc_learn_pick(&s->e, &measure);
@@ -247,7 +257,7 @@ static int broadcast_call(sim *s, late_sample *late, int *nlate, long k, const d
     }
     if (hc_learn_round_over(e)) {
         double t[HC_LEARN_MAXCAND];
-        hc_learn_medians(e, t);
+        round_times(e, t);
         hc_learn_decide(e, t);
     }
     e->ahead = hc_learn_next(e, &e->ahead_measure);
@@ -303,6 +313,56 @@ HC_TEST(agreed_keys_find_a_change_at_the_next_check)
     HC_CHECK_EQ_INT(s.e.current, 1);
     run(&s, after, 1100);
     HC_CHECK_EQ_INT(s.e.current, 0);
+}
+
+/* Where ranks agree, checks of short calls grow as far apart as 2048 us of calls (from the
+ * agreed time the choice settled with, alike on every rank): 0.2 us calls about 10240 apart,
+ * 0.01 us no further than 16384, calls of 5 us no further than 1024 as before; a change is
+ * still found at the next check. */
+HC_TEST(agreed_short_calls_are_checked_by_time)
+{
+    sim s;
+    sim_init(&s, 3, HC_ORIGIN_RULE, 0);
+    double before[] = {0.2, 0.4, 1.0}, after[] = {0.6, 0.2, 1.0};
+    run(&s, before, 100000);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    double expect = 2048 / 0.2;
+    HC_CHECK_MSG(s.e.check_gap > expect * 0.95 && s.e.check_gap < expect * 1.05,
+                 "checks %u calls apart", s.e.check_gap);
+    run(&s, after, (long)s.e.check_gap + 100);
+    HC_CHECK_EQ_INT(s.e.current, 1);
+
+    double tiny[] = {0.01, 0.02, 0.04}, slow[] = {5, 10, 20};
+    sim_init(&s, 3, HC_ORIGIN_RULE, 0);
+    run(&s, tiny, 200000);
+    HC_CHECK_EQ_INT(s.e.check_gap, 16384);
+    sim_init(&s, 3, HC_ORIGIN_RULE, 0);
+    run(&s, slow, 60000);
+    HC_CHECK_EQ_INT(s.e.check_gap, 1024);
+}
+
+/* Agreed times are the samples' means: where ranks take turns to wait, a rank's samples
+ * alternate between short and long calls and the mean is what the loop pays, whatever the
+ * order; from five samples the lowest and highest (a first call after a switch) are left out. */
+HC_TEST(agreed_times_are_trimmed_means)
+{
+    sim s;
+    sim_init(&s, 4, HC_ORIGIN_RULE, 0);
+    const float alternating[] = {160, 1070, 160, 1070, 160, 1070};
+    const float first_after_switch[] = {7000, 300, 310, 290, 305};
+    const float few[] = {100, 200, 900};
+    memcpy(s.e.sample[0], alternating, sizeof alternating);
+    s.e.nsample[0] = 6;
+    memcpy(s.e.sample[1], first_after_switch, sizeof first_after_switch);
+    s.e.nsample[1] = 5;
+    memcpy(s.e.sample[2], few, sizeof few);
+    s.e.nsample[2] = 3;
+    double t[HC_LEARN_MAXCAND];
+    hc_learn_means(&s.e, t);
+    HC_CHECK_MSG(fabs(t[0] - 615) < 1e-9, "alternating: %g", t[0]);
+    HC_CHECK_MSG(fabs(t[1] - 305) < 1e-9, "outlier: %g", t[1]);
+    HC_CHECK_MSG(fabs(t[2] - 400) < 1e-9, "three samples: %g", t[2]);
+    HC_CHECK_MSG(t[3] == 0, "no sample: %g", t[3]);
 }
 
 /* Where ranks agree too, a candidate far slower when last measured (here 8x) takes part in
@@ -368,7 +428,7 @@ HC_TEST(settling_calls_time_a_candidate_once_in_step)
         for (long k = 0; k < 300; k++) {
             if (hc_learn_round_over(&s.e)) {
                 double t[HC_LEARN_MAXCAND];
-                hc_learn_medians(&s.e, t);
+                round_times(&s.e, t);
                 hc_learn_decide(&s.e, t);
             }
             int measure, i = hc_learn_pick(&s.e, &measure);
