@@ -64,7 +64,7 @@ extern const int hc_allreduce_engine_of[HC_ALLREDUCE_COUNT];
 int hc_allreduce_plan_sends(const hc_ar_plan *p);
 
 /* Learning with every rank agreeing (allreduce_learn.c): at the end of a round the ranks'
- * times are combined (the slowest rank's median per algorithm) and every rank decides alike. */
+ * times are combined (the slowest rank's trimmed mean per algorithm) and every rank decides alike. */
 void hc_arlearn_round(hc_comm *c, hc_learn_entry *e);
 /* A call the plan asked to time (p->measure) ran from t0 to end (ns): a sample for a
  * HC_LEARN_SAMPLE call, counted from the key's previous call; the mark the next counts from. */

@@ -17,7 +17,8 @@
  *   lines, a path's first use: MPICH's own broadcast takes its fast path only from a
  *   communicator's sixth collective, and a first single copy maps the peers), which is not
  *   what the algorithm costs in a loop.
- * - The median of a candidate's samples decides; the choice changes only for a gain of more
+ * - The median of a candidate's samples decides (where ranks agree, their trimmed mean:
+ *   hc_learn_means); the choice changes only for a gain of more
  *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise, and where one rank
  *   decides, only for a candidate whose calls were clearly the faster ones (CLEAR_WINS).
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
@@ -81,8 +82,11 @@
  * it has: they come back when its readers are done, and a root may run up to its 64 cells
  * ahead of them (with more ranks than cores they do fall that far behind). */
 #define WAIT_CALLS 64
-/* Where ranks agree, a candidate's time is the mean of its samples, without the lowest and
- * the highest where there are this many (hc_learn_means). */
+/* Where ranks agree, a candidate's time is the mean of its samples (hc_learn_means): without
+ * those above OUTLIER_FACTOR times their median (a rank descheduled for a slice: 100x and
+ * more, where a loop's waits alternate within about 10x), and without the lowest and the
+ * highest where MEAN_TRIM_FROM remain. */
+#define OUTLIER_FACTOR 16.0
 #define MEAN_TRIM_FROM 5
 
 const char *const hc_origin_names[] = {"info key", "variable", "tuning file",
@@ -357,13 +361,17 @@ void hc_learn_medians(const hc_learn_entry *e, double *t)
 void hc_learn_means(const hc_learn_entry *e, double *t)
 {
     for (int i = 0; i < e->ncand; i++) {
-        int n = e->nsample[i];
+        double limit = OUTLIER_FACTOR * median_of(e->sample[i], e->nsample[i]);
+        int n = 0;
         double sum = 0, lo = 0, hi = 0;
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < e->nsample[i]; k++) {
             double s = e->sample[i][k];
+            if (s > limit)
+                continue;
             sum += s;
-            lo = k == 0 || s < lo ? s : lo;
-            hi = k == 0 || s > hi ? s : hi;
+            lo = n == 0 || s < lo ? s : lo;
+            hi = n == 0 || s > hi ? s : hi;
+            n++;
         }
         if (n >= MEAN_TRIM_FROM) {
             sum -= lo + hi;

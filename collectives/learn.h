@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define HC_LEARN_MAXCAND 6
-/* Samples kept per candidate in a round (the median decides): two passes of blocks of 8
+/* Samples kept per candidate in a round (their median or trimmed mean decides): two passes of blocks of 8
  * with 2 untimed give 12. */
 #define HC_LEARN_SAMPLES 12
 
@@ -64,8 +64,8 @@ typedef struct hc_learn_entry {
     unsigned char dropped[HC_LEARN_MAXCAND];
     float sample[HC_LEARN_MAXCAND][HC_LEARN_SAMPLES];
     unsigned char nsample[HC_LEARN_MAXCAND];
-    /* What was measured last for each candidate (µs, the median of its round) and how many
-     * calls ran it: the report and the saved tuning file show them. */
+    /* What was measured last for each candidate (µs, its round's median or agreed mean) and
+     * how many calls ran it: the report and the saved tuning file show them. */
     double time[HC_LEARN_MAXCAND];
     uint64_t runs[HC_LEARN_MAXCAND];
     uint64_t next_check;        /* calls at which the next CHECK begins */
@@ -230,10 +230,11 @@ int hc_learn_round_over(const hc_learn_entry *e);
 /* This rank's median per candidate for the round (NaN-free: 0 = no sample); into t. */
 void hc_learn_medians(const hc_learn_entry *e, double *t);
 
-/* This rank's mean per candidate for the round, without its lowest and highest sample where
- * it has five or more (0 = no sample); into t. Where ranks take turns to wait in a loop of
- * short calls, each rank's samples alternate between a long and a short group, and a median
- * of three or six falls in either: Open MPI's 8-byte allreduce, 1.27x slower than the queue
+/* This rank's mean per candidate for the round (0 = no sample), into t: without samples
+ * above 16x their median (a rank descheduled mid-call), and without the lowest and highest
+ * where five or more remain. Where ranks take turns to wait in a loop of short calls, each
+ * rank's samples alternate between a long and a short group, and a median of three or six
+ * falls in either: Open MPI's 8-byte allreduce, 1.27x slower than the queue
  * in a loop by the samples' means, was 1.05-1.15x by their medians, and the choice changed
  * by noise (docs/tuning.md). The mean of a run of calls is what the loop pays. */
 void hc_learn_means(const hc_learn_entry *e, double *t);

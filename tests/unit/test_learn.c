@@ -342,27 +342,35 @@ HC_TEST(agreed_short_calls_are_checked_by_time)
 }
 
 /* Agreed times are the samples' means: where ranks take turns to wait, a rank's samples
- * alternate between short and long calls and the mean is what the loop pays, whatever the
- * order; from five samples the lowest and highest (a first call after a switch) are left out. */
+ * alternate between short and long calls (within about 10x) and the mean is what the loop
+ * pays, whatever the order; a sample above 16x the median (the rank descheduled: a check
+ * has three samples, and one such call must not open a round) is left out, and from five
+ * samples on the lowest and highest (a block's first timed call) too. */
 HC_TEST(agreed_times_are_trimmed_means)
 {
     sim s;
     sim_init(&s, 4, HC_ORIGIN_RULE, 0);
     const float alternating[] = {160, 1070, 160, 1070, 160, 1070};
-    const float first_after_switch[] = {7000, 300, 310, 290, 305};
-    const float few[] = {100, 200, 900};
+    const float first_timed[] = {2000, 300, 310, 290, 305};
+    const float few[] = {160, 1070, 160};
+    const float descheduled[] = {100, 120, 12000};
     memcpy(s.e.sample[0], alternating, sizeof alternating);
     s.e.nsample[0] = 6;
-    memcpy(s.e.sample[1], first_after_switch, sizeof first_after_switch);
+    memcpy(s.e.sample[1], first_timed, sizeof first_timed);
     s.e.nsample[1] = 5;
     memcpy(s.e.sample[2], few, sizeof few);
     s.e.nsample[2] = 3;
+    memcpy(s.e.sample[3], descheduled, sizeof descheduled);
+    s.e.nsample[3] = 3;
     double t[HC_LEARN_MAXCAND];
     hc_learn_means(&s.e, t);
     HC_CHECK_MSG(fabs(t[0] - 615) < 1e-9, "alternating: %g", t[0]);
     HC_CHECK_MSG(fabs(t[1] - 305) < 1e-9, "outlier: %g", t[1]);
-    HC_CHECK_MSG(fabs(t[2] - 400) < 1e-9, "three samples: %g", t[2]);
-    HC_CHECK_MSG(t[3] == 0, "no sample: %g", t[3]);
+    HC_CHECK_MSG(fabs(t[2] - 1390.0 / 3) < 1e-9, "three samples: %g", t[2]);
+    HC_CHECK_MSG(fabs(t[3] - 110) < 1e-9, "descheduled: %g", t[3]);
+    s.e.ncand = 5;
+    hc_learn_means(&s.e, t);
+    HC_CHECK_MSG(t[4] == 0, "no sample: %g", t[4]);
 }
 
 /* Where ranks agree too, a candidate far slower when last measured (here 8x) takes part in
