@@ -2,7 +2,8 @@
 # The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (built in their own
 # folder, $HC_TEST_BUILD-san), then valgrind memcheck on the regular unit binaries. Any
 # sanitizer report, "runtime error", invalid access, use of uninitialised memory or definite
-# leak fails. About 2 minutes to build and 7 to run on 2 loaded cores.
+# leak fails (valgrind checks leaks in every binary but test_heap's, below). About 2 minutes
+# to build and 3 to run on 2 loaded cores.
 # Skipped in a plain `make test` (it doubles the time of this part); CI sets
 # HC_TEST_SANITIZE=1.
 set -u
@@ -32,10 +33,12 @@ if command -v valgrind >/dev/null; then
         case $b in *.d|*.log) continue ;; esac
         [ -x "$b" ] || continue
         log=$SAN/$(basename "$b").valgrind.log
-        # test_heap alone took 236 s under valgrind on an idle machine and over 300 s in a CI
-        # run (the old limit)
-        timeout 900 valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
-            "$b" >"$log" 2>&1
+        # test_heap took 211 s under valgrind, 193 of them in the leak check at its exit
+        # (with it off: 18 s; 2026-12-02), which scans the heap's arena, a readable mapping
+        # of up to 64 GiB; its leaks are LeakSanitizer's, in the pass above.
+        leaks="--leak-check=full --errors-for-leak-kinds=definite"
+        case $b in */test_heap) leaks="--leak-check=no" ;; esac
+        timeout 900 valgrind -q --error-exitcode=9 $leaks "$b" >"$log" 2>&1
         rc=$?
         if [ "$rc" -ne 0 ]; then
             echo "FAIL valgrind $(basename "$b") (exit $rc):"
