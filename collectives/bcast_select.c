@@ -112,8 +112,17 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
  * the ranks, a higher threshold) the same schedule holds: the queue is kept 24 calls longer
  * before its trials. */
 
-/* The algorithms a node-local root may try for m bytes: every one that can move them here.
- * Up to a cell's worth the queue's variants are one and the same. */
+/* Below this size the single copy is tried only where it is the starting choice. On one node,
+ * 1-32 KiB, it was the slowest engine in every calling pattern of the bench: 2.0-12x the
+ * faster of the queue and its direct reads at 2 ranks (all 52 patterns, both families), 1.3x
+ * and more at 4; a call of it in a round cost as much as 4-12 calls of the queue (the median
+ * pattern; 9-40 at 4 ranks). In a loop of 16 KiB broadcasts learning cost 17-21% against
+ * learning off, 3-12% without it. At 64 KiB it came within 1.1x, and won 3 of 20 patterns
+ * at 4 ranks (docs/tuning.md, The single copy left out below 64 KiB). */
+#define HC_BCAST_CMA_TRIED_MIN ((size_t)64 << 10)
+
+/* The algorithms a node-local root may try for m bytes: every one that can move them here
+ * and might be the fastest. Up to a cell's worth the queue's variants are one and the same. */
 static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first, int *cand)
 {
     int all[] = {first, HC_BCAST_SHM, HC_BCAST_SHM_DIRECT, HC_BCAST_SHM_CMA, HC_BCAST_VENDOR};
@@ -121,6 +130,8 @@ static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         int a = all[i], dup = 0;
         if (m <= HC_BCELL_INLINE_MAX && (a == HC_BCAST_SHM_DIRECT || a == HC_BCAST_SHM_CMA))
+            continue;
+        if (i > 0 && a == HC_BCAST_SHM_CMA && m < HC_BCAST_CMA_TRIED_MIN)
             continue;
         if (queue_only && i > 0 && a != HC_BCAST_SHM)
             continue;

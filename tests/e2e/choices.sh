@@ -21,6 +21,8 @@
 #     a larger message (whole pages, eight covering it), up to 8 MiB.
 # 10. On one node the allreduce's learner leaves single copy out where the staged engine needs
 #     one synchronisation (8 bytes on 2 ranks), and times it beside the others above that.
+# 11. On one node the broadcast's learner leaves the single copy out below 64 KiB unless it is
+#     the starting choice (a lower HIERCOLL_BCAST_CMA_THRESHOLD), and times it from 64 KiB.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -134,6 +136,21 @@ mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll allreduce --allre
 expect "one node, 8 B: staged and vendor timed" "8-15 bytes: .*measured ( shm [0-9.]* us, vendor [0-9.]* us)"
 refuse "one node, 8 B: single copy untried" "8-15 bytes: .*shm-cma"
 expect "one node, 16 KiB: single copy timed" "16384-32767 bytes: .*measured (.*shm-cma [0-9.]* us"
+
+# bcast_learn THRESHOLD: one node, a fixed root's 16 and 64 KiB broadcasts under `auto`
+bcast_learn() {
+    mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_BCAST_CMA_THRESHOLD="$1" "$BENCH" \
+        --coll bcast --bcast-algo auto --sizes 16K,64K --iters 100 --min-calls 100 \
+        --pattern fixed-fresh-stream --csv
+    "${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, bcast learning ($1)"; head "$tmp/err"; exit 1; }
+}
+bcast_learn 1M
+expect "one node, 16 KiB bcast: the queue timed" "root 0, 16384-32767 bytes: .*measured ( shm [0-9.]* us"
+refuse "one node, 16 KiB bcast: single copy untried" "root 0, 16384-32767 bytes: .*shm-cma"
+expect "one node, 64 KiB bcast: single copy timed" "root 0, 65536-131071 bytes: .*measured (.*shm-cma [0-9.]* us"
+bcast_learn 16K
+expect "one node, 16 KiB bcast starting on the single copy: timed" \
+    "root 0, 16384-32767 bytes: .*measured ( shm-cma [0-9.]* us"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
     --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv
