@@ -177,6 +177,27 @@ HC_TEST(short_calls_are_watched_by_time)
     HC_CHECK_EQ_INT(s.e.check_gap, 4096);
 }
 
+/* A watch that sees the choice's time move opens a round; where that round keeps the choice,
+ * the checks stay as far apart as they had grown. A loop's calls time apart from a round's
+ * blocks (docs/tuning.md, At 4 KiB, back to back): at 16 KiB the watch opened 45 rounds in
+ * 100,000 calls, and each sent the checks back to every 128 calls, 190 checks in all, with a
+ * block of the vendor's broadcast, 5x the queue's calls, in one check in four. */
+HC_TEST(a_round_that_keeps_the_choice_keeps_the_checks_apart)
+{
+    sim s;
+    sim_init(&s, 2, HC_ORIGIN_RULE, 1);
+    double before[] = {5, 25}, after[] = {8, 25};
+    run(&s, before, 60000);
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    HC_CHECK_EQ_INT(s.e.check_gap, 4096);
+    unsigned checks = s.e.checks;
+    run(&s, after, 4 * (long)s.e.watch_every + 200); /* the watch sees 1.6x: a round */
+    HC_CHECK_EQ_INT(s.e.current, 0);
+    HC_CHECK_NEAR(s.e.settled_us, 8, 0.3);
+    HC_CHECK_EQ_INT(s.e.check_gap, 4096);
+    HC_CHECK_MSG(s.e.checks - checks <= 1, "%u checks after the round", s.e.checks - checks);
+}
+
 /* A candidate that measures faster in a round than it runs as the choice (Open MPI's own
  * broadcast at 64 bytes against the queue: 0.08 us in a block of a round after the queue's
  * calls, 0.17 in a loop of its own, the queue 0.118). Checks find it better, a round chooses
