@@ -74,6 +74,16 @@ static void plain_init(void)
 
 static int plain_ready;
 
+/* algo's plan without a rule's parameters. */
+static const hc_bcast_plan *plain_of(int algo)
+{
+    if (HC_UNLIKELY(!__atomic_load_n(&plain_ready, __ATOMIC_ACQUIRE))) {
+        pthread_once(&plain_once, plain_init);
+        __atomic_store_n(&plain_ready, 1, __ATOMIC_RELEASE);
+    }
+    return &plain[algo];
+}
+
 /* The node-local root's part of a plan, from a worked-out one. */
 static void take_params(hc_bcast_plan *p, const hc_bcast_plan *from)
 {
@@ -89,11 +99,7 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
         params_of(p, algo, rule);
         return;
     }
-    if (HC_UNLIKELY(!__atomic_load_n(&plain_ready, __ATOMIC_ACQUIRE))) {
-        pthread_once(&plain_once, plain_init);
-        __atomic_store_n(&plain_ready, 1, __ATOMIC_RELEASE);
-    }
-    take_params(p, &plain[algo]);
+    take_params(p, plain_of(algo));
 }
 
 /* Below this size, on a communicator that spans nodes, a node's stage is the queue: what the
@@ -122,7 +128,11 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
 #define HC_BCAST_CMA_TRIED_MIN ((size_t)64 << 10)
 
 /* The algorithms a node-local root may try for m bytes: every one that can move them here
- * and might be the fastest. Up to a cell's worth the queue's variants are one and the same. */
+ * and might be the fastest. The queue's variants differ only in when readers copy straight
+ * out of the root's buffer: up to a cell's worth, and below the smallest message they may
+ * read so (HIERCOLL_BCAST_DIRECT_MIN, 64 KiB), they are one and the same, and a round timing
+ * both chose between them by noise (at 16 KiB in a loop 20-34 times in 100,000 calls, each
+ * change bringing checks back to every 128 calls). */
 static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first, int *cand)
 {
     int all[] = {first, HC_BCAST_SHM, HC_BCAST_SHM_DIRECT, HC_BCAST_SHM_CMA, HC_BCAST_VENDOR};
@@ -132,6 +142,8 @@ static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first
         if (m <= HC_BCELL_INLINE_MAX && (a == HC_BCAST_SHM_DIRECT || a == HC_BCAST_SHM_CMA))
             continue;
         if (i > 0 && a == HC_BCAST_SHM_CMA && m < HC_BCAST_CMA_TRIED_MIN)
+            continue;
+        if (i > 0 && a == HC_BCAST_SHM_DIRECT && m < plain_of(a)->direct_min)
             continue;
         if (queue_only && i > 0 && a != HC_BCAST_SHM)
             continue;

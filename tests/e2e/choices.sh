@@ -22,7 +22,9 @@
 # 10. On one node the allreduce's learner leaves single copy out where the staged engine needs
 #     one synchronisation (8 bytes on 2 ranks), and times it beside the others above that.
 # 11. On one node the broadcast's learner leaves the single copy out below 64 KiB unless it is
-#     the starting choice (a lower HIERCOLL_BCAST_CMA_THRESHOLD), and times it from 64 KiB.
+#     the starting choice (a lower HIERCOLL_BCAST_CMA_THRESHOLD), and the queue's direct reads
+#     below HIERCOLL_BCAST_DIRECT_MIN (the same code as the queue there); from 64 KiB it times
+#     both.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -147,7 +149,9 @@ bcast_learn() {
 bcast_learn 1M
 expect "one node, 16 KiB bcast: the queue timed" "root 0, 16384-32767 bytes: .*measured ( shm [0-9.]* us"
 refuse "one node, 16 KiB bcast: single copy untried" "root 0, 16384-32767 bytes: .*shm-cma"
+refuse "one node, 16 KiB bcast: direct reads untried" "root 0, 16384-32767 bytes: .*shm-direct"
 expect "one node, 64 KiB bcast: single copy timed" "root 0, 65536-131071 bytes: .*measured (.*shm-cma [0-9.]* us"
+expect "one node, 64 KiB bcast: direct reads timed" "root 0, 65536-131071 bytes: .*measured (.*shm-direct [0-9.]* us"
 bcast_learn 16K
 expect "one node, 16 KiB bcast starting on the single copy: timed" \
     "root 0, 16384-32767 bytes: .*measured ( shm-cma [0-9.]* us"
