@@ -127,27 +127,34 @@ static void fill_params(hc_bcast_plan *p, int algo, const hc_params *rule)
  * at 4 ranks (docs/tuning.md, The single copy left out below 64 KiB). */
 #define HC_BCAST_CMA_TRIED_MIN ((size_t)64 << 10)
 
-/* The algorithms a node-local root may try for m bytes: every one that can move them here
- * and might be the fastest. The queue's variants differ only in when readers copy straight
- * out of the root's buffer: up to a cell's worth, and below the smallest message they may
- * read so (HIERCOLL_BCAST_DIRECT_MIN, 64 KiB), they are one and the same, and a round timing
- * both chose between them by noise (at 16 KiB in a loop 20-34 times in 100,000 calls, each
- * change bringing checks back to every 128 calls). */
+/* Whether algorithm a moves m bytes here exactly as the queue does: the queue's direct reads
+ * where readers may not read the root's buffer (a cell's worth, below
+ * HIERCOLL_BCAST_DIRECT_MIN, or no shared heaps), the single copy for a cell's worth (it
+ * leaves those to the queue). A round timing such a twin chose between two names of one code
+ * by noise: at 16 KiB in a loop 20-34 times in 100,000 calls, each change bringing the checks
+ * back to every 128 calls. */
+static int runs_as_queue(const hc_bstate *st, int a, size_t m)
+{
+    if (a == HC_BCAST_SHM_DIRECT)
+        return m <= HC_BCELL_INLINE_MAX || !hc_bcast_direct_allowed(st, plain_of(a), m);
+    return a == HC_BCAST_SHM_CMA && m <= HC_BCELL_INLINE_MAX;
+}
+
+/* The algorithms a node-local root may try for m bytes: every one that can move them here,
+ * runs otherwise than the queue, and might be the fastest. */
 static int candidates(const hc_comm *c, const hc_bstate *st, size_t m, int first, int *cand)
 {
     int all[] = {first, HC_BCAST_SHM, HC_BCAST_SHM_DIRECT, HC_BCAST_SHM_CMA, HC_BCAST_VENDOR};
     int n = 0, queue_only = c->num_nodes > 1 && m < HC_BCAST_ACROSS_QUEUE_MAX;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         int a = all[i], dup = 0;
-        if (m <= HC_BCELL_INLINE_MAX && (a == HC_BCAST_SHM_DIRECT || a == HC_BCAST_SHM_CMA))
+        if (runs_as_queue(st, a, m))
             continue;
         if (i > 0 && a == HC_BCAST_SHM_CMA && m < HC_BCAST_CMA_TRIED_MIN)
             continue;
-        if (i > 0 && a == HC_BCAST_SHM_DIRECT && m < plain_of(a)->direct_min)
-            continue;
         if (queue_only && i > 0 && a != HC_BCAST_SHM)
             continue;
-        if ((a == HC_BCAST_SHM_DIRECT && !st->direct_ok) || (a == HC_BCAST_SHM_CMA && !st->cma_ok))
+        if (a == HC_BCAST_SHM_CMA && !st->cma_ok)
             continue;
         for (int k = 0; k < n; k++)
             dup |= cand[k] == a;
