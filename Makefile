@@ -74,7 +74,7 @@ LIB_MAPPING := $(BUILD)/lib/libhcmap.a
 # tools/<dir>/ builds build/bin/hiercoll-<dir> (tools/hiercoll/ builds build/bin/hiercoll).
 # Programs that are MPI programs are listed here and built per family (Open MPI's with the
 # suffix -ompi); the rest are plain C.
-MPI_TOOLS   := bench commperf pingpong
+MPI_TOOLS   := bench commperf pingpong rootmoves
 TOOL_DIRS   := $(patsubst tools/%/,%,$(filter %/,$(wildcard tools/*/)))
 tool_bin     = $(BUILD)/bin/$(if $(filter hiercoll,$(1)),hiercoll,hiercoll-$(1))
 PLAIN_TOOLS := $(foreach t,$(filter-out $(MPI_TOOLS),$(TOOL_DIRS)),$(if $(wildcard tools/$(t)/*.c),$(t)))

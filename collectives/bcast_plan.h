@@ -86,11 +86,11 @@ void hc_bcast_select(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t si
  * taken now, off the path between the next call's entry and its first cell
  * (hc_bcast_learn_step), and the quiet calls it sets aside noted on the state. */
 void hc_bcast_learn_end(hc_bstate *st, hc_learn_entry *e);
-void hc_bcast_learn_next(hc_learn_entry *e);
-static inline void hc_bcast_learn_step(hc_learn_entry *e)
+void hc_bcast_learn_next(hc_bstate *st, hc_learn_entry *e);
+static inline void hc_bcast_learn_step(hc_bstate *st, hc_learn_entry *e)
 {
     if (e->phase != HC_LEARN_SETTLED) {
-        hc_bcast_learn_next(e);
+        hc_bcast_learn_next(st, e);
         return;
     }
     /* the common case, inline; a root settled on the vendor counts its calls in windows */
@@ -153,6 +153,14 @@ static inline void hc_blearn_collect(hc_bstate *st)
 void hc_blearn_after(hc_bstate *st, hc_learn_entry *e, int cand, uint64_t t0_ns,
                      uint64_t g_first, uint64_t g_last);
 hc_learn_table *hc_blearn_table(hc_bstate *st);
+
+/* The node's board of what its roots measured (bcast_board.c): a site as every process names
+ * it (for e->shared_site); a round's times t (by candidate, µs) on this rank's board; the
+ * times the node's boards hold for e's site and size class into t (by candidate, 0: none),
+ * returning 1 when they held any. */
+uint64_t hc_bboard_site(hc_bstate *st, uintptr_t site);
+void hc_bboard_publish(hc_bstate *st, const hc_learn_entry *e, const double *t);
+int hc_bboard_read(const hc_bstate *st, const hc_learn_entry *e, double *t);
 void hc_blearn_free(hc_bstate *st);
 
 #endif

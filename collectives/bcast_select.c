@@ -179,12 +179,13 @@ static void announce(const hc_learn_entry *e, const char *why)
 {
     if (hc_log_verbosity < 1)
         return;
-    char key[160] = "?", times[256] = "";
+    char key[160] = "?", times[384] = "";
     hc_site_key(e->key.site, key, sizeof key);
     for (int i = 0, at = 0; i < e->ncand && at < (int)sizeof times; i++)
         if (e->time[i] > 0)
-            at += snprintf(times + at, sizeof times - (size_t)at, "%s %s %.1f us",
-                           at ? "," : " (", hc_algo(HC_COLL_BCAST, e->cand[i])->name, e->time[i]);
+            at += snprintf(times + at, sizeof times - (size_t)at, "%s %s %.1f us%s",
+                           at ? "," : " (", hc_algo(HC_COLL_BCAST, e->cand[i])->name, e->time[i],
+                           (e->borrowed >> i) & 1u ? " by another root" : "");
     hc_info(1, "bcast at %s, root %d, %zu-%zu bytes: %s, %s%s%s", key, e->key.root,
             (size_t)1 << e->key.sclass, ((size_t)2 << e->key.sclass) - 1,
             hc_algo(HC_COLL_BCAST, e->cand[e->current])->name, why, times, times[0] ? ")" : "");
@@ -204,6 +205,10 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
     hc_learn_long_calls(e);
+    e->shared_site = hc_bboard_site(st, k.site);
+    double others[HC_LEARN_MAXCAND];
+    if (!r && hc_bboard_read(st, e, others))
+        hc_learn_prior(e, others);
     if (r) {
         for (int i = 0; i < r->ntimes; i++) /* what the earlier run measured */
             for (int j = 0; j < n; j++)
@@ -269,19 +274,20 @@ static void choose_auto(hc_comm *c, hc_bstate *st, size_t m, int root, uintptr_t
  * plan on the state is always its entry's current choice. */
 void hc_bcast_learn_end(hc_bstate *st, hc_learn_entry *e)
 {
-    hc_bcast_learn_step(e);
+    hc_bcast_learn_step(st, e);
     if (!e->quiet)
         return;
     st->quiet_e = e;
     st->quiet_plan = &plain[e->cand[e->current]]; /* as fill_params without a rule */
 }
 
-void hc_bcast_learn_next(hc_learn_entry *e)
+void hc_bcast_learn_next(hc_bstate *st, hc_learn_entry *e)
 {
     if (e->phase != HC_LEARN_SETTLED && hc_learn_round_over(e)) {
         double tm[HC_LEARN_MAXCAND];
         hc_learn_medians(e, tm);
         hc_learn_decide(e, tm);
+        hc_bboard_publish(st, e, tm);
         if (!e->announced && e->origin == HC_ORIGIN_LEARNED) {
             announce(e, "measured");
             e->announced = 1;

@@ -109,10 +109,11 @@ hc_bstate *hc_bshm_create(hc_comm *c, const hc_bsetup *setup)
     st->ncells = setup->cells > 0 ? setup->cells : HC_BCAST_CELLS;
     st->ring = (size_t)st->s * st->f;
     /* The cells right after the head, as the readers' hot lines; the stamps, touched only by
-     * timed calls, after them. */
+     * timed calls, after them, then the board, touched by the learner's rounds. */
     st->cells_off = sizeof(hc_bhead);
     st->stamps_off = st->cells_off + (size_t)st->ncells * sizeof(hc_bcell);
-    st->ring_off = HC_ALIGN_UP(st->stamps_off + HC_BSTAMPS * sizeof(hc_bstamp), page);
+    st->board_off = HC_ALIGN_UP(st->stamps_off + HC_BSTAMPS * sizeof(hc_bstamp), HC_CACHELINE);
+    st->ring_off = HC_ALIGN_UP(st->board_off + HC_BBOARD_SLOTS * sizeof(hc_bboard_slot), page);
     st->region = HC_ALIGN_UP(st->ring_off + st->ring, page);
 
     /* Small allocations that fail still take part in every collective below, so the node

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hc_algos.h"
 #include "hc_cma.h"
 #include "hc_coll.h"
 #include "hc_shm.h"
@@ -96,6 +97,19 @@ typedef struct hc_bstamp {
     uint64_t ns;         /* hc_now_ns() when the reader was done */
 } hc_bstamp;
 
+/* What the node's roots measured (bcast_board.c): a board of HC_BBOARD_SLOTS in each rank's
+ * region after its stamps, written by that rank alone as a node-local root, read by the others
+ * when they meet a key for the first time. A slot holds one (site, size class): the site as
+ * every process names it (a hash of its module and offset), the last time measured of each
+ * algorithm in ns (0: none). seq is odd while the owner writes. */
+#define HC_BBOARD_SLOTS 32
+typedef struct hc_bboard_slot {
+    _Atomic uint32_t seq;
+    _Atomic int32_t sclass;
+    _Atomic uint64_t site;
+    _Atomic uint32_t ns[HC_BCAST_COUNT];
+} hc_bboard_slot;
+
 /* What a root sent last on a communicator: where, how much, and a few of its words
  * (bcast_direct.c). */
 #define HC_BSAMPLE_WORDS 8
@@ -142,6 +156,7 @@ typedef struct hc_bstate {
     size_t ring;            /* ring bytes per rank (s * f) */
     size_t region;          /* bytes per rank (page multiple) */
     size_t stamps_off;      /* offset of the stamps inside a region */
+    size_t board_off;       /* offset of the board (hc_bboard_slot[HC_BBOARD_SLOTS]) */
     size_t cells_off;       /* offset of the cells inside a region */
     size_t ring_off;        /* offset of the ring inside a region */
     uint64_t seq;           /* next fragment number (identical on every local rank) */
@@ -159,6 +174,8 @@ typedef struct hc_bstate {
     uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
     int stamp_due;          /* reader: this call is timed, stamp its end (hc_bshm_finish) */
     struct hc_blearn *learn; /* what this rank learned as its node's root (bcast_learn.c) */
+    uintptr_t board_pc;     /* the last site named for the board, and its name (bcast_board.c) */
+    uint64_t board_site;
     /* bcast_select.c: the entry whose quiet calls (learn.h) are under way, and the plan they
      * run, both a load away from the state: a settled root's call starts from them. */
     struct hc_learn_entry *quiet_e;
@@ -273,6 +290,10 @@ static inline hc_bstamp *hc_bstamp_of(const hc_bstate *st, int r, uint64_t g)
 static inline hc_bcell *cell_of(const hc_bstate *st, int r, uint64_t g)
 {
     return (hc_bcell *)((char *)head_of(st, r) + st->cells_off) + g % (uint64_t)st->ncells;
+}
+static inline hc_bboard_slot *hc_bboard_of(const hc_bstate *st, int r)
+{
+    return (hc_bboard_slot *)((char *)head_of(st, r) + st->board_off);
 }
 static inline char *ring_at(const hc_bstate *st, int r, uint64_t at)
 {

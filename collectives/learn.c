@@ -21,6 +21,10 @@
  *   hc_learn_means); the choice changes only for a gain of more
  *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise, and where one rank
  *   decides, only for a candidate whose calls were clearly the faster ones (CLEAR_WINS).
+ * - A key may start from what others measured at its site and size (hc_learn_prior: the
+ *   broadcast's new root, from the node's board): their fastest as its starting choice, their
+ *   hopeless ones out of its first round, their times as last measured, so that checks skip
+ *   those three times in four as they skip what the key found hopeless itself.
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
@@ -149,6 +153,12 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
     e->round_first = (e->round_first + 1) % e->ncand;
     memset(e->dropped, 0, sizeof e->dropped);
     memset(e->nsample, 0, sizeof e->nsample);
+    if (phase == HC_LEARN_TRY && e->prior_out) { /* the key's first round, with others' times */
+        for (int i = 0; i < e->ncand; i++)
+            e->dropped[i] = (e->prior_out >> i) & 1u;
+        e->prior_out = 0;
+        return;
+    }
     /* A check need not time again, every time, what was far slower when last measured.
      * Where ranks agree, the times compared are the agreed ones and every rank counts the
      * same checks: all skip alike. */
@@ -164,6 +174,28 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
         if (e->checks % (1u << e->overrated[i]) != 0)
             e->dropped[i] = 1;
     }
+}
+
+int hc_learn_prior(hc_learn_entry *e, const double *t)
+{
+    int best = -1;
+    for (int i = 0; i < e->ncand; i++)
+        if (t[i] > 0) {
+            e->time[i] = t[i];
+            e->borrowed |= 1u << i;
+            if (best < 0 || t[i] < t[best])
+                best = i;
+        }
+    if (best < 0)
+        return 0;
+    if (best != e->current && (t[e->current] <= 0 || t[best] < t[e->current] * (1 - KEEP_MARGIN))) {
+        e->current = best;
+        e->origin = HC_ORIGIN_LEARNED;
+    }
+    for (int i = 0; i < e->ncand; i++)
+        if (i != e->current && t[i] > HOPELESS * t[best])
+            e->prior_out |= 1u << i;
+    return 1;
 }
 
 int hc_learn_pick(hc_learn_entry *e, int *measure)
@@ -241,12 +273,14 @@ static void drop_hopeless(hc_learn_entry *e)
 {
     double best = 0, own[HC_LEARN_MAXCAND];
     for (int i = 0; i < e->ncand; i++) {
+        if (e->dropped[i]) /* out of the round already, untimed */
+            continue;
         own[i] = e->sample[i][0] < e->sample[i][1] ? e->sample[i][0] : e->sample[i][1];
         if (best == 0 || own[i] < best)
             best = own[i];
     }
     for (int i = 0; i < e->ncand; i++)
-        if (i != e->current && own[i] > HOPELESS * best)
+        if (i != e->current && !e->dropped[i] && own[i] > HOPELESS * best)
             e->dropped[i] = 1;
 }
 
@@ -394,8 +428,10 @@ int hc_learn_decide(hc_learn_entry *e, const double *t)
         return 0;
     }
     for (int i = 0; i < e->ncand; i++) {
-        if (t[i] > 0)
+        if (t[i] > 0) {
             e->time[i] = t[i];
+            e->borrowed &= ~(1u << i);
+        }
         if (t[i] > 0 && (t[best] <= 0 || t[i] < t[best]))
             best = i;
     }

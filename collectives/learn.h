@@ -86,6 +86,11 @@ typedef struct hc_learn_entry {
                                    the choice, slower than it settled with, since it last held
                                    (learn.c, OVERRATED_MAX) */
     uintptr_t seen_site;        /* where this rank called it from last (keys without a site) */
+    uint64_t shared_site;       /* the caller's name of the site that other processes share
+                                   (the broadcast's node board), 0: none */
+    unsigned prior_out;         /* candidates (bits) that sit out the key's first round: others
+                                   measured them hopeless at this site and size (hc_learn_prior) */
+    unsigned borrowed;          /* candidates (bits) whose time[] others measured, not this key */
     int announced;              /* the verbose line for the current choice was printed */
 } hc_learn_entry;
 
@@ -114,6 +119,13 @@ void hc_learn_settling_calls(hc_learn_entry *e);
  * A saved choice (HC_ORIGIN_SAVED) starts SETTLED; otherwise WARM. */
 void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int ncand, int start,
                    int origin, int local);
+
+/* What others measured at this key's site and size (t[i] for cand[i], µs; 0: not measured),
+ * before the key's first call: a key of a new root starts from their fastest, and leaves out
+ * of its first round the candidates they found HOPELESS (learn.c); their times count as
+ * last measured, so checks skip those as they skip what the key itself found hopeless.
+ * Returns 1 when t held a time. Not for a key started from a saved choice. */
+int hc_learn_prior(hc_learn_entry *e, const double *t);
 
 /* What the learner asks of a call (*measure): nothing, HC_LEARN_STAMP (time its end only: a
  * broadcast's readers stamp it, so the next call can count from when they were done), or

@@ -25,6 +25,9 @@
 #     the starting choice (a lower HIERCOLL_BCAST_CMA_THRESHOLD), and the queue's direct reads
 #     below HIERCOLL_BCAST_DIRECT_MIN (the same code as the queue there); from 64 KiB it times
 #     both.
+# 12. A new root starts from what the node's other roots measured at the same site and size
+#     (the switch pattern: rank 0, then the last rank): its line gives the vendor's time as
+#     measured by another root, which rank 0 measured itself.
 # hc-test: each-family
 source "$(dirname "$0")/fault_common.bash"
 BENCH=$PWD/$BUILD/bin/hiercoll-bench$SUFFIX
@@ -155,6 +158,13 @@ expect "one node, 64 KiB bcast: direct reads timed" "root 0, 65536-131071 bytes:
 bcast_learn 16K
 expect "one node, 16 KiB bcast starting on the single copy: timed" \
     "root 0, 16384-32767 bytes: .*measured ( shm-cma [0-9.]* us"
+
+mpi_cmd 2 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 "$BENCH" --coll bcast --bcast-algo auto \
+    --sizes 16K --iters 200 --min-calls 200 --pattern switch-warm-stream --csv
+"${MPI_CMD[@]}" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: bench, a root that moves"; head "$tmp/err"; exit 1; }
+expect "the first root times the vendor" "root 0, 16384-32767 bytes: .*measured (.*vendor [0-9.]* us)"
+expect "a new root takes the vendor's time from the first" \
+    "root 1, 16384-32767 bytes: .*vendor [0-9.]* us by another root"
 
 mpi_cmd 4 LD_PRELOAD="$LIB" HIERCOLL_VERBOSE=1 HIERCOLL_VIRTUAL_NODE_SIZE=1 "$BENCH" \
     --coll allreduce --allreduce-algo auto --sizes 64K --iters 80 --csv
