@@ -60,18 +60,27 @@ void hc_bboard_publish(hc_bstate *st, const hc_learn_entry *e, const double *t)
     atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }
 
-/* One board's times for the key, if its slot holds them and was not being written. */
+/* Reads of a slot its owner was writing meanwhile before it is given up: the likeliest moment
+ * to meet a new key is when the root has just moved, while the old root publishes the round
+ * its last calls ended; a write takes a few stores. */
+#define READ_TRIES 8
+
+/* One board's times for the key, if its slot holds them. */
 static int read_slot(const hc_bboard_slot *s, const hc_learn_entry *e, uint32_t *ns)
 {
-    uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
-    if (seq & 1u)
-        return 0;
-    int same = atomic_load_explicit(&s->site, memory_order_relaxed) == e->shared_site &&
-               atomic_load_explicit(&s->sclass, memory_order_relaxed) == e->key.sclass;
-    for (int a = 0; a < HC_BCAST_COUNT; a++)
-        ns[a] = atomic_load_explicit(&s->ns[a], memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    return same && atomic_load_explicit(&s->seq, memory_order_relaxed) == seq;
+    for (int tries = 0; tries < READ_TRIES; tries++) {
+        uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (seq & 1u)
+            continue;
+        int same = atomic_load_explicit(&s->site, memory_order_relaxed) == e->shared_site &&
+                   atomic_load_explicit(&s->sclass, memory_order_relaxed) == e->key.sclass;
+        for (int a = 0; a < HC_BCAST_COUNT; a++)
+            ns[a] = atomic_load_explicit(&s->ns[a], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) == seq)
+            return same;
+    }
+    return 0;
 }
 
 int hc_bboard_read(const hc_bstate *st, const hc_learn_entry *e, double *t)

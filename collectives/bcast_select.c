@@ -288,7 +288,9 @@ void hc_bcast_learn_next(hc_bstate *st, hc_learn_entry *e)
         hc_learn_medians(e, tm);
         hc_learn_decide(e, tm);
         hc_bboard_publish(st, e, tm);
-        if (!e->announced && e->origin == HC_ORIGIN_LEARNED) {
+        /* once the choice has a time of this key's own (not only others') */
+        if (!e->announced && e->origin == HC_ORIGIN_LEARNED &&
+            !((e->borrowed >> e->current) & 1u)) {
             announce(e, "measured");
             e->announced = 1;
         }

@@ -85,7 +85,7 @@ void hc_learn_keep(int coll, const hc_comm *c, const hc_learn_entry *e)
     }
     const char *sep = " times=";
     for (int i = 0; i < e->ncand && at < (int)sizeof r.line; i++)
-        if (e->time[i] > 0) {
+        if (e->time[i] > 0 && !((e->borrowed >> i) & 1u)) { /* what this key measured */
             at += snprintf(r.line + at, sizeof r.line - (size_t)at, "%s%s:%.2f", sep,
                            hc_algo(coll, e->cand[i])->name, e->time[i]);
             sep = ",";

@@ -26,9 +26,10 @@ typedef struct options {
     char paths[MAX_PATHS][32];
 } options;
 
-static int usage(void)
+static int usage(int me)
 {
-    fprintf(stderr, "usage: hiercoll-rootmoves [--sizes LIST] [--calls N] [--reps N] "
+    if (me == 0)
+        fprintf(stderr, "usage: hiercoll-rootmoves [--sizes LIST] [--calls N] [--reps N] "
                     "[--paths LIST]\n"
                     "  --sizes LIST  broadcast sizes, K/M suffixes (default 1K,4K,16K,64K)\n"
                     "  --calls N     calls from each root (default 200)\n"
@@ -38,7 +39,19 @@ static int usage(void)
     return 2;
 }
 
-static int parse(int argc, char **argv, options *o)
+/* Copies a list to split it: one that does not fit is refused, not cut. */
+static int copy_list(char *out, size_t len, const char *opt, const char *list, int me)
+{
+    if (strlen(list) < len) {
+        memcpy(out, list, strlen(list) + 1);
+        return 0;
+    }
+    if (me == 0)
+        fprintf(stderr, "hiercoll-rootmoves: %s: the list is too long\n", opt);
+    return 2;
+}
+
+static int parse(int argc, char **argv, options *o, int me)
 {
     const char *sizes = "1K,4K,16K,64K", *paths = "auto,shm,shm-cma,vendor";
     o->calls = 200;
@@ -46,7 +59,7 @@ static int parse(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
-            return usage();
+            return usage(me);
         if (!strcmp(a, "--sizes"))
             sizes = v;
         else if (!strcmp(a, "--calls"))
@@ -56,25 +69,38 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--paths"))
             paths = v;
         else
-            return usage();
+            return usage(me);
         i++;
     }
     char buf[512];
-    snprintf(buf, sizeof buf, "%s", sizes);
+    if (copy_list(buf, sizeof buf, "--sizes", sizes, me))
+        return 2;
     for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
         if (o->nsizes == MAX_SIZES || hc_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
             o->sizes[o->nsizes] < 1 || o->sizes[o->nsizes] > (1LL << 30)) {
-            fprintf(stderr, "hiercoll-rootmoves: --sizes: '%s' is not a size of 1 B-1 GiB\n", t);
+            if (me == 0)
+                fprintf(stderr, "hiercoll-rootmoves: --sizes: '%s' is not a size of 1 B-1 GiB "
+                                "(at most %d sizes)\n", t, MAX_SIZES);
             return 2;
         }
         o->nsizes++;
     }
-    snprintf(buf, sizeof buf, "%s", paths);
-    for (char *t = strtok(buf, ","); t && o->npaths < MAX_PATHS; t = strtok(NULL, ","))
-        snprintf(o->paths[o->npaths++], sizeof o->paths[0], "%s", t);
-    if (o->calls < 1 || o->reps < 1 || o->npaths < 2 || strcmp(o->paths[0], "auto") != 0) {
-        fprintf(stderr, "hiercoll-rootmoves: --calls and --reps from 1, --paths auto and "
-                        "at least one other\n");
+    if (copy_list(buf, sizeof buf, "--paths", paths, me))
+        return 2;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (o->npaths == MAX_PATHS || strlen(t) >= sizeof o->paths[0]) {
+            if (me == 0)
+                fprintf(stderr, "hiercoll-rootmoves: --paths: at most %d names of up to %zu "
+                                "characters\n", MAX_PATHS, sizeof o->paths[0] - 1);
+            return 2;
+        }
+        memcpy(o->paths[o->npaths++], t, strlen(t) + 1);
+    }
+    if (o->nsizes < 1 || o->calls < 1 || o->reps < 1 || o->reps > 100000 || o->npaths < 2 ||
+        strcmp(o->paths[0], "auto") != 0) {
+        if (me == 0)
+            fprintf(stderr, "hiercoll-rootmoves: a size at least, --calls from 1, --reps 1-100000, "
+                            "--paths auto and at least one other\n");
         return 2;
     }
     return 0;
@@ -119,7 +145,7 @@ int main(int argc, char **argv)
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     options o = {0};
-    int rc = parse(argc, argv, &o);
+    int rc = parse(argc, argv, &o, me);
     if (rc) {
         MPI_Finalize();
         return rc;
@@ -138,7 +164,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < o.nsizes; s++) {
         long long bytes = o.sizes[s];
         char *buf = calloc((size_t)bytes, 1);
-        double *t = malloc(sizeof(double) * (size_t)(o.npaths * 2 * o.reps));
+        double *t = malloc(sizeof(double) * (size_t)o.npaths * 2 * (size_t)o.reps);
         if (!buf || !t)
             MPI_Abort(MPI_COMM_WORLD, 1);
         for (int r = 0; r < o.reps; r++) {
@@ -163,7 +189,7 @@ int main(int argc, char **argv)
                 for (int p = 0; p < o.npaths; p++) {
                     double *v = t + (p * 2 + h) * o.reps;
                     qsort(v, (size_t)o.reps, sizeof *v, by_value);
-                    med[p] = v[o.reps / 2];
+                    med[p] = 0.5 * (v[(o.reps - 1) / 2] + v[o.reps / 2]);
                     best = p > 0 && med[p] < med[best] ? p : best;
                     printf(" %10.1f", med[p]);
                 }
