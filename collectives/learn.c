@@ -21,10 +21,10 @@
  *   hc_learn_means); the choice changes only for a gain of more
  *   than KEEP_MARGIN, so two equal algorithms do not alternate by noise, and where one rank
  *   decides, only for a candidate whose calls were clearly the faster ones (CLEAR_WINS).
- * - A key may start from what others measured at its site and size (hc_learn_prior: the
- *   broadcast's new root, from the node's board): their fastest as its starting choice, their
- *   hopeless ones out of its first round, their times as last measured, so that checks skip
- *   those three times in four as they skip what the key found hopeless itself.
+ * - A key may start with what others measured at its site and size (hc_learn_prior: the
+ *   broadcast's new root, from the node's board): their hopeless ones (never its starting
+ *   choice) out of its first round, their times as last measured, so that checks skip those
+ *   three times in four as they skip what the key found hopeless itself.
  * - SETTLED: a CHECK (each candidate one block) after FIRST_CHECK calls, then twice as far
  *   apart while the choice holds, up to MAX_GAP (a site that changes behaviour is noticed
  *   within that many calls; a rank deciding alone also watches its choice's own time every
@@ -176,6 +176,10 @@ static void start_round(hc_learn_entry *e, int phase, uint64_t first)
     }
 }
 
+/* The starting choice stays, and is timed in the first round whatever the others measured:
+ * on a fresh communicator a root's first round timed the queue at 59 us (its first calls fault
+ * its pages in) against the vendor's 7, and a new root that took that as its own started on
+ * the vendor and left the queue out, 2.6x the queue's time for its 200 calls. */
 int hc_learn_prior(hc_learn_entry *e, const double *t)
 {
     int best = -1;
@@ -188,10 +192,6 @@ int hc_learn_prior(hc_learn_entry *e, const double *t)
         }
     if (best < 0)
         return 0;
-    if (best != e->current && (t[e->current] <= 0 || t[best] < t[e->current] * (1 - KEEP_MARGIN))) {
-        e->current = best;
-        e->origin = HC_ORIGIN_LEARNED;
-    }
     for (int i = 0; i < e->ncand; i++)
         if (i != e->current && t[i] > HOPELESS * t[best])
             e->prior_out |= 1u << i;

@@ -121,8 +121,8 @@ void hc_learn_init(hc_learn_entry *e, hc_learn_key key, const int *cand, int nca
                    int origin, int local);
 
 /* What others measured at this key's site and size (t[i] for cand[i], µs; 0: not measured),
- * before the key's first call: a key of a new root starts from their fastest, and leaves out
- * of its first round the candidates they found HOPELESS (learn.c); their times count as
+ * before the key's first call: a key of a new root leaves out of its first round the
+ * candidates they found HOPELESS (learn.c), never its starting choice; their times count as
  * last measured, so checks skip those as they skip what the key itself found hopeless.
  * Returns 1 when t held a time. Not for a key started from a saved choice. */
 int hc_learn_prior(hc_learn_entry *e, const double *t);
