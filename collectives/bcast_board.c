@@ -3,31 +3,49 @@
  * root and size class; a program whose root moves (a panel broadcast whose root rotates, a
  * root that changes half way) gives the new root a key it has never seen, and its first round
  * timed every candidate again: at 16 KiB MPICH's broadcast from rank 1, 15 us a call against
- * the queue's 0.8, made the 200 calls after the root moved 1.76x the queue's (1.13 with the
- * board, hiercoll-rootmoves). After each round a root writes its times on its board (its own
- * region: one writer, no lock); a root meeting a key for the first time reads every board of
- * the node for the same site and size class. */
+ * the queue's 0.8, made the 200 calls after the root moved 1.8-2.4x the queue's, 1.1-1.6x
+ * with the board (hiercoll-rootmoves, in two hours). After each round a root writes its
+ * times on its board (its own region: one writer, no lock); a root meeting a key for the
+ * first time reads every board of the node for the same site and size class. */
+#include <pthread.h>
 #include <string.h>
 
 #include "bcast_plan.h"
 #include "hc_site.h"
 #include "hc_util.h"
 
-/* Naming a site takes 3-6 us in the main program and 20 us in libc (dladdr's symbol search):
- * the last one is kept, so a root that meets the same site with another root or size does
- * not pay again. */
-uint64_t hc_bboard_site(hc_bstate *st, uintptr_t site)
+/* Naming a site takes 3-6 us in the main program and 20 us in libc (dladdr's symbol search,
+ * /proc/self/exe): each process keeps the names of its last sites, so a root meeting the same
+ * site on another communicator, with another root or size, does not pay again. Named once per
+ * communicator, it cost a 200-call half of 1 KiB broadcasts on a fresh communicator 10%. */
+#define NAMED_SITES 32
+static struct {
+    uintptr_t pc;
+    uint64_t name;
+} named[NAMED_SITES];
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t hc_bboard_site(uintptr_t site)
 {
-    if (site && site == st->board_pc)
-        return st->board_site;
+    size_t slot = (size_t)(hc_fnv_add(HC_FNV_START, site) % NAMED_SITES);
+    uint64_t h = 0;
+    pthread_mutex_lock(&named_lock);
+    if (site && named[slot].pc == site)
+        h = named[slot].name;
+    pthread_mutex_unlock(&named_lock);
+    if (h)
+        return h;
     char key[600];
     hc_site_key(site, key, sizeof key);
-    uint64_t h = HC_FNV_START;
+    h = HC_FNV_START;
     for (const char *p = key; *p; p++)
         h = hc_fnv_add(h, (unsigned char)*p);
-    st->board_pc = site;
-    st->board_site = h ? h : 1; /* 0 means none */
-    return st->board_site;
+    h = h ? h : 1; /* 0 means none */
+    pthread_mutex_lock(&named_lock);
+    named[slot].pc = site;
+    named[slot].name = h;
+    pthread_mutex_unlock(&named_lock);
+    return h;
 }
 
 static hc_bboard_slot *slot_of(const hc_bstate *st, int r, uint64_t site, int sclass)

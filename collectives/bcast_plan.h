@@ -158,7 +158,7 @@ hc_learn_table *hc_blearn_table(hc_bstate *st);
  * it (for e->shared_site); a round's times t (by candidate, µs) on this rank's board; the
  * times the node's boards hold for e's site and size class into t (by candidate, 0: none),
  * returning 1 when they held any. */
-uint64_t hc_bboard_site(hc_bstate *st, uintptr_t site);
+uint64_t hc_bboard_site(uintptr_t site);
 void hc_bboard_publish(hc_bstate *st, const hc_learn_entry *e, const double *t);
 int hc_bboard_read(const hc_bstate *st, const hc_learn_entry *e, double *t);
 void hc_blearn_free(hc_bstate *st);

@@ -205,7 +205,7 @@ static hc_learn_entry *new_entry(hc_comm *c, hc_bstate *st, hc_learn_table *t, h
     int n = candidates(c, st, m, r ? r->algo : builtin_choice(st, m), cand);
     hc_learn_init(e, k, cand, n, 0, r ? HC_ORIGIN_SAVED : HC_ORIGIN_RULE, 1);
     hc_learn_long_calls(e);
-    e->shared_site = hc_bboard_site(st, k.site);
+    e->shared_site = hc_bboard_site(k.site);
     double others[HC_LEARN_MAXCAND];
     if (!r && hc_bboard_read(st, e, others))
         hc_learn_prior(e, others);

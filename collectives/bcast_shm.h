@@ -174,8 +174,6 @@ typedef struct hc_bstate {
     uint64_t direct_wait;   /* root: fragments the readers must finish before it returns */
     int stamp_due;          /* reader: this call is timed, stamp its end (hc_bshm_finish) */
     struct hc_blearn *learn; /* what this rank learned as its node's root (bcast_learn.c) */
-    uintptr_t board_pc;     /* the last site named for the board, and its name (bcast_board.c) */
-    uint64_t board_site;
     /* bcast_select.c: the entry whose quiet calls (learn.h) are under way, and the plan they
      * run, both a load away from the state: a settled root's call starts from them. */
     struct hc_learn_entry *quiet_e;
