@@ -54,6 +54,13 @@ static hc_bboard_slot *slot_of(const hc_bstate *st, int r, uint64_t site, int sc
     return hc_bboard_of(st, r) + (h ^ h >> 32) % HC_BBOARD_SLOTS;
 }
 
+/* Whether slot s holds the times of e's site and size class. */
+static int holds(const hc_bboard_slot *s, const hc_learn_entry *e)
+{
+    return atomic_load_explicit(&s->site, memory_order_relaxed) == e->shared_site &&
+           atomic_load_explicit(&s->sclass, memory_order_relaxed) == e->key.sclass;
+}
+
 void hc_bboard_publish(hc_bstate *st, const hc_learn_entry *e, const double *t)
 {
     if (st->failed || st->n < 2 || !e->shared_site)
@@ -63,8 +70,7 @@ void hc_bboard_publish(hc_bstate *st, const hc_learn_entry *e, const double *t)
     atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     /* the slot held another site or size: its times are not this key's */
-    int same = atomic_load_explicit(&s->site, memory_order_relaxed) == e->shared_site &&
-               atomic_load_explicit(&s->sclass, memory_order_relaxed) == e->key.sclass;
+    int same = holds(s, e);
     for (int a = 0; !same && a < HC_BCAST_COUNT; a++)
         atomic_store_explicit(&s->ns[a], 0, memory_order_relaxed);
     atomic_store_explicit(&s->site, e->shared_site, memory_order_relaxed);
@@ -90,8 +96,7 @@ static int read_slot(const hc_bboard_slot *s, const hc_learn_entry *e, uint32_t 
         uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
         if (seq & 1u)
             continue;
-        int same = atomic_load_explicit(&s->site, memory_order_relaxed) == e->shared_site &&
-                   atomic_load_explicit(&s->sclass, memory_order_relaxed) == e->key.sclass;
+        int same = holds(s, e);
         for (int a = 0; a < HC_BCAST_COUNT; a++)
             ns[a] = atomic_load_explicit(&s->ns[a], memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
